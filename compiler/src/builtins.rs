@@ -1,0 +1,198 @@
+//! Signatures of the runtime's built-in primitives, as the type checker sees them.
+
+use crate::types::{Iv, Ty, BIG};
+use kriegsspiel_runtime::op::Builtin;
+
+/// A parameter of a built-in.
+#[derive(Clone, Debug)]
+pub enum P {
+    T(Ty),
+    /// Any list.
+    AnyList,
+    /// The list's element type (second argument of `contains`).
+    Elem,
+    /// A map region name.
+    Region,
+    /// A hexside feature name.
+    Feature,
+    /// A hexside attribute name.
+    HexsideAttr,
+    /// A scenario flag name.
+    Flag,
+    /// A ruling name followed by one of its alternatives.
+    Ruling,
+    Alt,
+    /// A table name.
+    Table,
+}
+
+pub struct BSig {
+    pub name: &'static str,
+    pub b: Builtin,
+    pub params: Vec<P>,
+    pub ret: Ty,
+    /// Changes the game (not allowed in `fn`).
+    pub effect: bool,
+    pub iv: Iv,
+    #[allow(dead_code)]
+    pub doc: &'static str,
+}
+
+pub fn signatures() -> Vec<BSig> {
+    use P::*;
+    let s = |name, b, params, ret, effect, doc| BSig { name, b, params, ret, effect, iv: Iv::ANY, doc };
+    let mut v = vec![
+        s(
+            "units",
+            Builtin::Units,
+            vec![T(Ty::Side)],
+            Ty::list(Ty::Unit),
+            false,
+            "the side's units on the map",
+        ),
+        s("units_at", Builtin::UnitsAt, vec![T(Ty::Hex)], Ty::list(Ty::Unit), false, "units in a hex"),
+        s(
+            "adjacent_units",
+            Builtin::AdjacentUnits,
+            vec![T(Ty::Hex), T(Ty::Side)],
+            Ty::list(Ty::Unit),
+            false,
+            "the side's units next to a hex",
+        ),
+        s(
+            "neighbours",
+            Builtin::Neighbours,
+            vec![T(Ty::Hex)],
+            Ty::list(Ty::Hex),
+            false,
+            "the hexes around a hex",
+        ),
+        s(
+            "distance",
+            Builtin::Distance,
+            vec![T(Ty::Hex), T(Ty::Hex)],
+            Ty::Int,
+            false,
+            "hexes between two hexes",
+        ),
+        s("other", Builtin::Other, vec![T(Ty::Side)], Ty::Side, false, "the opposing side"),
+        s("len", Builtin::Len, vec![AnyList], Ty::Int, false, "number of elements"),
+        s("contains", Builtin::Contains, vec![AnyList, Elem], Ty::Bool, false, "list membership"),
+        s(
+            "reachable",
+            Builtin::Reachable,
+            vec![T(Ty::Unit)],
+            Ty::list(Ty::Hex),
+            false,
+            "hexes the unit can reach by the movement hooks",
+        ),
+        s(
+            "in_ezoc",
+            Builtin::InEzoc,
+            vec![T(Ty::Hex), T(Ty::Side)],
+            Ty::Bool,
+            false,
+            "hex in an enemy zone of control",
+        ),
+        s(
+            "enemy_distance",
+            Builtin::EnemyDistance,
+            vec![T(Ty::Hex), T(Ty::Side)],
+            Ty::Int,
+            false,
+            "distance to the nearest enemy unit",
+        ),
+        s(
+            "occupied_by",
+            Builtin::OccupiedBy,
+            vec![T(Ty::Hex), T(Ty::Side)],
+            Ty::Bool,
+            false,
+            "any unit of the side in the hex",
+        ),
+        s(
+            "in_region",
+            Builtin::InRegion,
+            vec![T(Ty::Hex), Region],
+            Ty::Bool,
+            false,
+            "hex belongs to a map region",
+        ),
+        s("region_hexes", Builtin::RegionHexes, vec![Region], Ty::list(Ty::Hex), false, "a region's hexes"),
+        s(
+            "crosses",
+            Builtin::Crosses,
+            vec![T(Ty::Hex), T(Ty::Hex), Feature],
+            Ty::Bool,
+            false,
+            "the shared hexside carries a feature",
+        ),
+        s(
+            "hexside_sum",
+            Builtin::HexsideSum,
+            vec![T(Ty::Hex), T(Ty::Hex), HexsideAttr],
+            Ty::Int,
+            false,
+            "sum of an attribute over the hexside's features",
+        ),
+        s("turn", Builtin::Turn, vec![], Ty::Int, false, "current game turn"),
+        s("phasing", Builtin::Phasing, vec![], Ty::Side, false, "the phasing side"),
+        s("scenario_turns", Builtin::ScenarioTurns, vec![], Ty::Int, false, "the scenario's length in turns"),
+        s("order", Builtin::Order, vec![], Ty::list(Ty::Side), false, "the scenario's player-turn order"),
+        s("flag", Builtin::Flag, vec![Flag], Ty::Bool, false, "a scenario flag"),
+        s(
+            "ruling",
+            Builtin::Ruling,
+            vec![Ruling, Alt],
+            Ty::Bool,
+            false,
+            "is this alternative of a ruling in force",
+        ),
+        s(
+            "retreat",
+            Builtin::Retreat,
+            vec![T(Ty::Unit), T(Ty::Int)],
+            Ty::Bool,
+            true,
+            "retreat by the retreat hooks; false if impossible",
+        ),
+        s("at_edge", Builtin::AtEdge, vec![T(Ty::Hex)], Ty::Bool, false, "hex on an edge units may leave by"),
+        s(
+            "lookup_shifted",
+            Builtin::LookupShifted,
+            vec![Table, T(Ty::Int), T(Ty::Int), T(Ty::Int)],
+            Ty::Error,
+            true,
+            "table lookup with a column shift",
+        ),
+        s("min", Builtin::Min, vec![T(Ty::Int), T(Ty::Int)], Ty::Int, false, "lesser of two"),
+        s("max", Builtin::Max, vec![T(Ty::Int), T(Ty::Int)], Ty::Int, false, "greater of two"),
+        s("abs", Builtin::Abs, vec![T(Ty::Int)], Ty::Int, false, "absolute value"),
+        s("ceil_div", Builtin::CeilDiv, vec![T(Ty::Int), T(Ty::Int)], Ty::Int, false, "division rounding up"),
+        s(
+            "exited",
+            Builtin::Exited,
+            vec![T(Ty::Side)],
+            Ty::Int,
+            false,
+            "units of the side that left the map",
+        ),
+        s(
+            "line_of_sight",
+            Builtin::LineOfSight,
+            vec![T(Ty::Hex), T(Ty::Hex)],
+            Ty::Bool,
+            false,
+            "unblocked line of sight",
+        ),
+    ];
+    for b in v.iter_mut() {
+        b.iv = match b.name {
+            "distance" | "enemy_distance" | "len" | "turn" | "scenario_turns" | "exited" | "abs" => {
+                Iv::new(0, BIG)
+            }
+            _ => Iv::ANY,
+        };
+    }
+    v
+}

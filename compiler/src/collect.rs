@@ -1,0 +1,957 @@
+//! The compilation driver over one merged rulebook AST: collects declarations, then
+//! lowers and checks each kind in dependency order and assembles the `Program`.
+
+use crate::contents::{split_item, Contents, Scheme};
+use crate::env::{CallableKind, Env, Global, Sig};
+use crate::examples::ExampleData;
+use crate::func::{Cx, FnCx};
+use crate::report::{ContentStatus, Report};
+use crate::types::Ty;
+use kriegsspiel_dsl::ast::*;
+use kriegsspiel_dsl::Diagnostic;
+use kriegsspiel_runtime::program::*;
+use std::collections::BTreeSet;
+
+pub struct Out {
+    pub program: Program,
+    pub report: Report,
+    pub examples: Vec<ExampleData>,
+}
+
+fn first_para(d: &Decl) -> String {
+    d.anchors.first().map(|a| a.text.clone()).unwrap_or_default()
+}
+
+fn lit_ty(l: &Literal) -> Option<Ty> {
+    match l.kind {
+        LiteralKind::Int(_) => Some(Ty::Int),
+        LiteralKind::Bool(_) => Some(Ty::Bool),
+        _ => None,
+    }
+}
+
+fn lit_val(l: &Literal) -> i64 {
+    match l.kind {
+        LiteralKind::Int(i) => i,
+        LiteralKind::Bool(b) => b as i64,
+        _ => 0,
+    }
+}
+
+/// Attribute schema of terrain or hexside declarations, with the completeness check
+/// (every type gives every attribute: the terrain effects chart has no holes).
+fn attrs(
+    decls: &[(&Ident, &[Attr], String)],
+    what: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> (Vec<(String, Ty)>, Vec<Vec<i64>>) {
+    let mut schema: Vec<(String, Ty)> = Vec::new();
+    for (_, list, para) in decls {
+        for a in list.iter() {
+            let Some(t) = lit_ty(&a.value) else {
+                diags.push(
+                    Diagnostic::error(
+                        "E0301",
+                        a.value.span,
+                        format!("{what} attributes must be Int or Bool"),
+                    )
+                    .with_note("express multipliers such as halving with a `modifiers` set")
+                    .with_paragraph(para.clone()),
+                );
+                continue;
+            };
+            match schema.iter().find(|s| s.0 == a.name.name) {
+                Some(s) if s.1 != t => diags.push(
+                    Diagnostic::error(
+                        "E0301",
+                        a.value.span,
+                        format!("attribute `{}` has different types across {what}s", a.name.name),
+                    )
+                    .with_paragraph(para.clone()),
+                ),
+                Some(_) => {}
+                None => schema.push((a.name.name.clone(), t)),
+            }
+        }
+    }
+    let mut values = Vec::new();
+    for (name, list, para) in decls {
+        let mut v = vec![0i64; schema.len()];
+        for (i, (an, _)) in schema.iter().enumerate() {
+            match list.iter().find(|a| &a.name.name == an) {
+                Some(a) => v[i] = lit_val(&a.value),
+                None => diags.push(
+                    Diagnostic::error(
+                        "E0603",
+                        name.span,
+                        format!("{what} `{}` does not give attribute `{an}`", name.name),
+                    )
+                    .with_note(format!(
+                        "every {what} must give every attribute any {what} gives (a complete effects chart)"
+                    ))
+                    .with_paragraph(para.clone()),
+                ),
+            }
+        }
+        values.push(v);
+    }
+    (schema, values)
+}
+
+pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
+    let mut env = Env::default();
+    let mut prog = Program::default();
+    let mut report = Report::default();
+
+    // ---------------------------------------------------------------- header
+    let (scheme, die) = match book.headers.first() {
+        None => {
+            diags.push(Diagnostic::error(
+                "E0203",
+                Span::default(),
+                "the rulebook has no `rulebook \"Title\" { ... }` header",
+            ));
+            (Scheme::Dotted, 6)
+        }
+        Some(h) => {
+            for extra in book.headers.iter().skip(1) {
+                diags.push(
+                    Diagnostic::error("E0203", extra.span, "a second rulebook header")
+                        .with_label(h.span, "first header"),
+                );
+            }
+            prog.title = h.title.clone();
+            let mut scheme = None;
+            for n in &h.numbering {
+                if n.name == "lettered" {
+                    continue;
+                }
+                match Scheme::parse(&n.name) {
+                    Some(s) => scheme = Some(s),
+                    None => diags.push(Diagnostic::error(
+                        "E0203",
+                        n.span,
+                        format!("unknown numbering scheme `{}` (dotted, decimal, rule, bracketed; plus `lettered`)", n.name),
+                    )),
+                }
+            }
+            (scheme.unwrap_or(Scheme::Dotted), h.dice.map(|d| d.sides).unwrap_or(6))
+        }
+    };
+    prog.die_sides = die;
+    report.title = prog.title.clone();
+
+    // ---------------------------------------------------------------- contents, anchors
+    let contents = Contents::build(&book.contents, scheme, diags);
+    let mut encoded: BTreeSet<String> = BTreeSet::new();
+    let check_anchor = |a: &Anchor, diags: &mut Vec<Diagnostic>, encoded: &mut BTreeSet<String>| {
+        if let Some(b) = contents.check(a, scheme, diags) {
+            encoded.insert(b);
+        }
+    };
+    for d in &book.decls {
+        for a in &d.anchors {
+            check_anchor(a, diags, &mut encoded);
+        }
+        match &d.kind {
+            DeclKind::Modifiers(m) => {
+                for l in &m.lines {
+                    if let Some(a) = &l.anchor {
+                        check_anchor(a, diags, &mut encoded);
+                    }
+                }
+            }
+            DeclKind::Scenario(s) => {
+                for st in &s.setups {
+                    if let Some(a) = &st.anchor {
+                        check_anchor(a, diags, &mut encoded);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // ---------------------------------------------------------------- names
+    let decls = &book.decls;
+    for d in decls {
+        let para = first_para(d);
+        match &d.kind {
+            DeclKind::Sides(list) => {
+                for s in list {
+                    if env.declare("value", s, diags, &para) {
+                        env.globals.insert(s.name.clone(), Global::Side(env.sides.len() as u8));
+                        env.sides.push(s.name.clone());
+                    }
+                }
+            }
+            DeclKind::Rating { name, range, .. } => {
+                if env.declare("rating", name, diags, &para) {
+                    env.ratings.push((name.name.clone(), range.lo, range.hi));
+                }
+            }
+            DeclKind::Classes(list) => {
+                for c in list {
+                    if env.declare("class", c, diags, &para) {
+                        env.classes.push(c.name.clone());
+                    }
+                }
+            }
+            DeclKind::Marker { name, target } => {
+                if env.declare("marker", name, diags, &para) {
+                    env.markers.push((name.name.clone(), *target));
+                }
+            }
+            DeclKind::Track { name, per_side, range } => {
+                if env.declare("track", name, diags, &para) {
+                    env.tracks.push((name.name.clone(), *per_side, range.lo, range.hi));
+                }
+            }
+            DeclKind::Results { name, codes } => {
+                if env.declare("type", name, diags, &para) {
+                    let g = env.groups.len();
+                    let mut syms = Vec::new();
+                    for c in codes {
+                        if env.declare("value", c, diags, &para) {
+                            let sym = env.symbols.len() as u16;
+                            env.symbols.push((c.name.clone(), g));
+                            env.globals.insert(c.name.clone(), Global::Code(sym, g));
+                            syms.push(sym);
+                        }
+                    }
+                    env.groups.push((name.name.clone(), syms));
+                }
+            }
+            DeclKind::Terrain { name, .. } => {
+                if env.declare("value", name, diags, &para) {
+                    env.globals.insert(name.name.clone(), Global::Terrain(env.terrains.len() as u16));
+                    env.terrains.push(name.name.clone());
+                }
+            }
+            DeclKind::Hexside { name, .. } => {
+                if env.declare("feature", name, diags, &para) {
+                    env.hexsides.push(name.name.clone());
+                }
+            }
+            DeclKind::Ruling(r) => {
+                if env.declare("ruling", &r.name, diags, &para) {
+                    let alts: Vec<String> = r.alternatives.iter().map(|a| a.name.name.clone()).collect();
+                    env.rulings.push((r.name.name.clone(), alts));
+                }
+            }
+            DeclKind::Counters { counters, .. } => {
+                for c in counters {
+                    if env.counters.contains(&c.name) {
+                        diags.push(
+                            Diagnostic::error(
+                                "E0101",
+                                c.name_span,
+                                format!("counter {:?} is declared twice", c.name),
+                            )
+                            .with_paragraph(para.clone()),
+                        );
+                    }
+                    env.counters.push(c.name.clone());
+                }
+            }
+            DeclKind::Scenario(s) => {
+                for (f, _) in &s.flags {
+                    if !env.flags.contains(&f.name) {
+                        env.flags.push(f.name.clone());
+                    }
+                }
+            }
+            DeclKind::Map(m) => {
+                for (r, _) in &m.regions {
+                    if env.regions.contains(&r.name) {
+                        diags.push(
+                            Diagnostic::error(
+                                "E0101",
+                                r.span,
+                                format!("region `{}` is declared twice", r.name),
+                            )
+                            .with_paragraph(para.clone()),
+                        );
+                    } else {
+                        env.regions.push(r.name.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // Unit types need classes.
+    for d in decls {
+        if let DeclKind::Unit { name, classes, steps } = &d.kind {
+            let para = first_para(d);
+            if !env.declare("value", name, diags, &para) {
+                continue;
+            }
+            let mut mask = 0u64;
+            for c in classes {
+                match env.class_index(&c.name) {
+                    Some(i) if i < 64 => mask |= 1 << i,
+                    _ => {
+                        let mut dg =
+                            Diagnostic::error("E0104", c.span, format!("unknown class `{}`", c.name))
+                                .with_paragraph(para.clone());
+                        if let Some(s) = crate::env::suggest(&c.name, env.classes.iter().map(|s| s.as_str()))
+                        {
+                            dg = dg.with_note(format!("did you mean `{s}`?"));
+                        }
+                        diags.push(dg);
+                    }
+                }
+            }
+            let st = steps.map(|s| s.0.clamp(1, 8) as u8).unwrap_or(1);
+            env.globals.insert(name.name.clone(), Global::UnitType(env.unit_types.len() as u16));
+            env.unit_types.push((name.name.clone(), mask, st, para));
+        }
+    }
+    // Terrain and hexside attribute schemas.
+    let terr: Vec<(&Ident, &[Attr], String)> = decls
+        .iter()
+        .filter_map(|d| match &d.kind {
+            DeclKind::Terrain { name, attrs, .. } => Some((name, attrs.as_slice(), first_para(d))),
+            _ => None,
+        })
+        .collect();
+    let (tschema, tvals) = attrs(&terr, "terrain", diags);
+    let sides: Vec<(&Ident, &[Attr], String)> = decls
+        .iter()
+        .filter_map(|d| match &d.kind {
+            DeclKind::Hexside { name, attrs, .. } => Some((name, attrs.as_slice(), first_para(d))),
+            _ => None,
+        })
+        .collect();
+    let (sschema, svals) = attrs(&sides, "hexside", diags);
+    env.terrain_attrs = tschema;
+    env.hexside_attrs = sschema;
+    if env.hexsides.len() > 32 {
+        diags.push(Diagnostic::error("E0506", Span::default(), "at most 32 hexside features are supported"));
+    }
+    if env.markers.len() > 64 {
+        diags.push(Diagnostic::error("E0107", Span::default(), "at most 64 markers are supported"));
+    }
+
+    // Callables: ids and signatures (types need result groups).
+    let mut callable_decls: Vec<&Decl> = Vec::new();
+    for d in decls {
+        let para = first_para(d);
+        let (name, params, ret, kind): (Ident, &[Param], Ty, CallableKind) = match &d.kind {
+            DeclKind::Fn { name, params, ret, .. } => {
+                let r = match env.ty(ret) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        diags.push(e.with_paragraph(para.clone()));
+                        Ty::Error
+                    }
+                };
+                (name.clone(), params, r, CallableKind::Fn)
+            }
+            DeclKind::Procedure { name, params, .. } => {
+                (name.clone(), params, Ty::Nil, CallableKind::Procedure)
+            }
+            DeclKind::Modifiers(m) => (m.name.clone(), &m.params, Ty::Int, CallableKind::Modifiers),
+            DeclKind::Sequence(b) => {
+                (Ident { name: "sequence".into(), span: b.span }, &[][..], Ty::Nil, CallableKind::Procedure)
+            }
+            _ => continue,
+        };
+        if !env.declare("callable", &name, diags, &para) {
+            continue;
+        }
+        let mut ptys = Vec::new();
+        for p in params {
+            match env.ty(&p.ty) {
+                Ok(t) => ptys.push(t),
+                Err(e) => {
+                    diags.push(e.with_paragraph(para.clone()));
+                    ptys.push(Ty::Error);
+                }
+            }
+        }
+        if kind == CallableKind::Modifiers {
+            ptys.push(Ty::Int); // the base value
+        }
+        let id = callable_decls.len() as u32;
+        env.callables.insert(name.name.clone(), Sig { id, params: ptys, ret, kind, span: name.span, para });
+        callable_decls.push(d);
+    }
+
+    // ---------------------------------------------------------------- map
+    let maps: Vec<&Decl> = decls.iter().filter(|d| matches!(d.kind, DeclKind::Map(_))).collect();
+    if let Some(d) = maps.first() {
+        if let DeclKind::Map(m) = &d.kind {
+            let para = first_para(d);
+            prog.map = crate::map::lower(&mut env, m, &para, diags);
+            prog.map.para = env.para(&para);
+            if let Some(s) = &m.supplied {
+                prog.supplied.push(SuppliedDef {
+                    what: format!("map \"{}\"", m.title),
+                    reason: s.reason.clone(),
+                    para: env.para(&para),
+                });
+            }
+        }
+    }
+    for d in maps.iter().skip(1) {
+        diags.push(
+            Diagnostic::error("E0101", d.span, "a second map declaration").with_paragraph(first_para(d)),
+        );
+    }
+
+    // ---------------------------------------------------------------- tables
+    let mut tables = Vec::new();
+    let mut table_paras = Vec::new();
+    for d in decls {
+        if let DeclKind::Table(t) = &d.kind {
+            let para = first_para(d);
+            if !env.declare("table", &t.name, diags, &para) {
+                continue;
+            }
+            env.tables.push(t.name.name.clone());
+            let td = crate::tables::lower(&mut env, t, &para, die, diags);
+            if let Some(s) = &t.supplied {
+                prog.supplied.push(SuppliedDef {
+                    what: format!("table {}", t.name.name),
+                    reason: s.reason.clone(),
+                    para: env.para(&para),
+                });
+            }
+            tables.push(td);
+            table_paras.push(para);
+        }
+    }
+
+    // ---------------------------------------------------------------- bodies
+    let mut functions: Vec<Option<Function>> = vec![None; callable_decls.len()];
+    let mut cx = Cx {
+        env: &mut env,
+        consts: Vec::new(),
+        strings: Vec::new(),
+        diags,
+        builtins: crate::builtins::signatures(),
+        anchors: Vec::new(),
+        tables: &tables,
+        table_paras,
+        modifier_info: Default::default(),
+    };
+    // Modifier sets first: callers use their ranges for the off-table check.
+    let order: Vec<usize> = (0..callable_decls.len())
+        .filter(|&i| matches!(callable_decls[i].kind, DeclKind::Modifiers(_)))
+        .chain(
+            (0..callable_decls.len()).filter(|&i| !matches!(callable_decls[i].kind, DeclKind::Modifiers(_))),
+        )
+        .collect();
+    for i in order {
+        let d = callable_decls[i];
+        let para = first_para(d);
+        let f = match &d.kind {
+            DeclKind::Modifiers(m) => {
+                let sig = cx.env.callables.get(&m.name.name).cloned();
+                let mut fc = FnCx::new(&mut cx, &para, d.span, true, "modifiers set");
+                if let Some(sig) = &sig {
+                    for (p, t) in m.params.iter().zip(&sig.params) {
+                        fc.param(&p.name.name, t.clone());
+                    }
+                }
+                fc.param("base", Ty::Int);
+                let (iv, paras) = fc.modifiers(m);
+                let f = fc.finish(&m.name.name, FnKind::Modifiers, (m.params.len() + 1) as u16);
+                cx.modifier_info.insert(m.name.name.clone(), (iv, paras));
+                f
+            }
+            DeclKind::Fn { name, params, body, .. } => {
+                let sig = cx.env.callables.get(&name.name).cloned();
+                let mut fc = FnCx::new(&mut cx, &para, d.span, true, "fn");
+                if let Some(sig) = &sig {
+                    for (p, t) in params.iter().zip(&sig.params) {
+                        fc.param(&p.name.name, t.clone());
+                    }
+                }
+                let o = fc.expr(body);
+                if let Some(sig) = &sig {
+                    if !o.ty.fits(&sig.ret) {
+                        let g = fc.cx.env.group_names();
+                        let m = format!(
+                            "`{}` returns {} but its body is {}",
+                            name.name,
+                            sig.ret.name(&g),
+                            o.ty.name(&g)
+                        );
+                        fc.cx
+                            .diags
+                            .push(Diagnostic::error("E0305", body.span, m).with_paragraph(para.clone()));
+                    }
+                }
+                fc.ret(o.reg);
+                fc.finish(&name.name, FnKind::Fn, params.len() as u16)
+            }
+            DeclKind::Procedure { name, params, body } => {
+                let sig = cx.env.callables.get(&name.name).cloned();
+                let mut fc = FnCx::new(&mut cx, &para, d.span, false, "procedure");
+                if let Some(sig) = &sig {
+                    for (p, t) in params.iter().zip(&sig.params) {
+                        fc.param(&p.name.name, t.clone());
+                    }
+                }
+                fc.block(body);
+                fc.finish(&name.name, FnKind::Procedure, params.len() as u16)
+            }
+            DeclKind::Sequence(body) => {
+                let mut fc = FnCx::new(&mut cx, &para, d.span, false, "procedure");
+                fc.block(body);
+                fc.finish("sequence", FnKind::Procedure, 0)
+            }
+            _ => continue,
+        };
+        functions[i] = Some(f);
+    }
+    let mut functions: Vec<Function> = functions.into_iter().map(|f| f.unwrap_or_default()).collect();
+
+    // Triggers: a condition fn and a body procedure each.
+    for d in decls {
+        if let DeclKind::Trigger { name, once, when, body } = &d.kind {
+            let para = first_para(d);
+            let mut fc = FnCx::new(&mut cx, &para, when.span, true, "trigger condition");
+            let o = fc.expr(when);
+            if !o.ty.fits(&Ty::Bool) {
+                fc.cx.diags.push(
+                    Diagnostic::error("E0303", when.span, "a trigger condition must be Bool")
+                        .with_paragraph(para.clone()),
+                );
+            }
+            fc.ret(o.reg);
+            let cond = fc.finish(&format!("{}?", name.name), FnKind::Trigger, 0);
+            let mut fc = FnCx::new(&mut cx, &para, body.span, false, "procedure");
+            fc.block(body);
+            let b = fc.finish(&name.name, FnKind::Procedure, 0);
+            let ci = functions.len() as u32;
+            functions.push(cond);
+            functions.push(b);
+            let p = cx.env.para(&para);
+            prog.triggers.push(TriggerDef {
+                name: name.name.clone(),
+                once: *once,
+                cond: ci,
+                body: ci + 1,
+                para: p,
+            });
+        }
+    }
+
+    // Hooks.
+    let hook = |cx: &mut Cx, id: &Ident, want: &[Ty], ret: Ty, para: &str| -> Option<FnId> {
+        let Some(sig) = cx.env.callables.get(&id.name).cloned() else {
+            cx.diags.push(
+                Diagnostic::error("E0109", id.span, format!("unknown function `{}`", id.name))
+                    .with_paragraph(para.to_string()),
+            );
+            return None;
+        };
+        cx.env.used.insert(id.name.clone());
+        let g = cx.env.group_names();
+        let ok = sig.kind == CallableKind::Fn
+            && sig.params.len() == want.len()
+            && sig.params.iter().zip(want).all(|(a, b)| a.fits(b))
+            && sig.ret.fits(&ret);
+        if !ok {
+            let want_s: Vec<String> = want.iter().map(|t| t.name(&g)).collect();
+            let m = format!("`{}` must be `fn({}) -> {}`", id.name, want_s.join(", "), ret.name(&g));
+            cx.diags.push(
+                Diagnostic::error("E0601", id.span, m)
+                    .with_label(sig.span, "declared here")
+                    .with_paragraph(para.to_string()),
+            );
+            return None;
+        }
+        Some(sig.id)
+    };
+    for d in decls {
+        let para = first_para(d);
+        match &d.kind {
+            DeclKind::ZoneOfControl(f) => {
+                prog.hooks.zoc = hook(&mut cx, f, &[Ty::Unit], Ty::Bool, &para);
+                prog.hooks.zoc_para = cx.env.para(&para);
+            }
+            DeclKind::Movement(hooks) | DeclKind::Retreat(hooks) => {
+                let is_move = matches!(d.kind, DeclKind::Movement(_));
+                for h in hooks {
+                    let single = |v: &HookValue| match v {
+                        HookValue::Fn(f) => Some(f.clone()),
+                        HookValue::List(_) => None,
+                    };
+                    match (is_move, h.name.name.as_str()) {
+                        (true, "allowance") => {
+                            if let Some(f) = single(&h.value) {
+                                prog.hooks.move_allowance = hook(&mut cx, &f, &[Ty::Unit], Ty::Int, &para);
+                            }
+                        }
+                        (true, "cost") => {
+                            if let Some(f) = single(&h.value) {
+                                prog.hooks.move_cost =
+                                    hook(&mut cx, &f, &[Ty::Unit, Ty::Hex, Ty::Hex], Ty::Int, &para);
+                            }
+                        }
+                        (true, "stop") => {
+                            if let Some(f) = single(&h.value) {
+                                prog.hooks.move_stop =
+                                    hook(&mut cx, &f, &[Ty::Unit, Ty::Hex], Ty::Bool, &para);
+                            }
+                        }
+                        (false, "enter") => {
+                            if let Some(f) = single(&h.value) {
+                                prog.hooks.retreat_enter =
+                                    hook(&mut cx, &f, &[Ty::Unit, Ty::Hex, Ty::Hex], Ty::Bool, &para);
+                            }
+                        }
+                        (false, "prefer") => {
+                            let items: Vec<(Option<HookScope>, Ident)> = match &h.value {
+                                HookValue::List(l) => l.clone(),
+                                HookValue::Fn(f) => vec![(None, f.clone())],
+                            };
+                            for (scope, f) in items {
+                                if let Some(id) = hook(&mut cx, &f, &[Ty::Unit, Ty::Hex], Ty::Int, &para) {
+                                    let s = if scope == Some(HookScope::Each) {
+                                        PreferScope::Each
+                                    } else {
+                                        PreferScope::End
+                                    };
+                                    prog.hooks.retreat_prefer.push((s, id));
+                                }
+                            }
+                        }
+                        (_, other) => {
+                            let known = if is_move { "allowance, cost, stop" } else { "enter, prefer" };
+                            cx.diags.push(
+                                Diagnostic::error(
+                                    "E0601",
+                                    h.name.span,
+                                    format!("unknown hook `{other}` (hooks here: {known})"),
+                                )
+                                .with_paragraph(para.clone()),
+                            );
+                        }
+                    }
+                }
+                let p = cx.env.para(&para);
+                if is_move {
+                    prog.hooks.move_para = p;
+                } else {
+                    prog.hooks.retreat_para = p;
+                }
+            }
+            _ => {}
+        }
+    }
+    prog.sequence = cx.env.callables.get("sequence").map(|s| s.id);
+    if prog.sequence.is_none() && !book.decls.is_empty() {
+        cx.diags.push(Diagnostic::warning(
+            "W0004",
+            Span::default(),
+            "the rulebook declares no `sequence`: it can be checked but not played",
+        ));
+    }
+
+    // ---------------------------------------------------------------- counters, scenarios
+    for d in decls {
+        let para = first_para(d);
+        match &d.kind {
+            DeclKind::Counters { supplied, counters } => {
+                for c in counters {
+                    match crate::scenario::counter(cx.env, c, &para, cx.diags) {
+                        Some(cd) => prog.counters.push(cd),
+                        None => prog.counters.push(CounterDef {
+                            name: c.name.clone(),
+                            side: 0,
+                            unit_type: 0,
+                            values: vec![],
+                            steps: 1,
+                        }),
+                    }
+                }
+                if let Some(s) = supplied {
+                    prog.supplied.push(SuppliedDef {
+                        what: format!("counters ({})", counters.len()),
+                        reason: s.reason.clone(),
+                        para: cx.env.para(&para),
+                    });
+                }
+            }
+            DeclKind::Terrain { name, supplied: Some(s), .. }
+            | DeclKind::Hexside { name, supplied: Some(s), .. } => {
+                prog.supplied.push(SuppliedDef {
+                    what: format!("terrain/hexside {}", name.name),
+                    reason: s.reason.clone(),
+                    para: cx.env.para(&para),
+                });
+            }
+            _ => {}
+        }
+    }
+    for d in decls {
+        if let DeclKind::Scenario(s) = &d.kind {
+            let para = first_para(d);
+            if prog.scenarios.iter().any(|x| x.id == s.id) {
+                cx.diags.push(
+                    Diagnostic::error("E0101", s.span, format!("scenario {:?} is declared twice", s.id))
+                        .with_paragraph(para.clone()),
+                );
+                continue;
+            }
+            let sd = crate::scenario::scenario(cx.env, s, &para, cx.diags);
+            for setup in &s.setups {
+                if let Some(sp) = &setup.supplied {
+                    let p = setup.anchor.as_ref().map(|a| a.text.clone()).unwrap_or(para.clone());
+                    prog.supplied.push(SuppliedDef {
+                        what: format!("scenario {} setup of {}", s.id, setup.side.name),
+                        reason: sp.reason.clone(),
+                        para: cx.env.para(&p),
+                    });
+                }
+            }
+            // Counters placed in the other side's setup.
+            prog.scenarios.push(sd);
+        }
+    }
+
+    // ---------------------------------------------------------------- examples
+    let mut examples = Vec::new();
+    for d in decls {
+        if let DeclKind::Example(ex) = &d.kind {
+            let para = first_para(d);
+            let mut data = ExampleData {
+                title: ex.title.clone(),
+                para: para.clone(),
+                rule_para: None,
+                scenario: None,
+                places: Vec::new(),
+                dice: Vec::new(),
+                call: None,
+                expects: Vec::new(),
+                span: d.span,
+            };
+            for it in &ex.items {
+                match it {
+                    ExampleItem::Scenario(id, sp) => match prog.scenarios.iter().position(|s| &s.id == id) {
+                        Some(i) => data.scenario = Some(i),
+                        None => cx.diags.push(
+                            Diagnostic::error("E0505", *sp, format!("no scenario {id:?}"))
+                                .with_paragraph(para.clone()),
+                        ),
+                    },
+                    ExampleItem::Place { unit, hex, span } => {
+                        let ci = cx.env.counters.iter().position(|c| c == unit);
+                        let h = crate::map::parse_hex(&cx.env.map_dims, &hex.text);
+                        match (ci, h) {
+                            (Some(c), Some(h)) => data.places.push((c as u16, h)),
+                            (None, _) => cx.diags.push(
+                                Diagnostic::error("E0505", *span, format!("no counter named {unit:?}"))
+                                    .with_paragraph(para.clone()),
+                            ),
+                            (_, None) => cx.diags.push(
+                                Diagnostic::error(
+                                    "E0503",
+                                    hex.span,
+                                    format!("hex {} is not on the map", hex.text),
+                                )
+                                .with_paragraph(para.clone()),
+                            ),
+                        }
+                    }
+                    ExampleItem::Dice(v, _) => data.dice.extend(v.iter().copied()),
+                    ExampleItem::Run { procedure, args, span } => {
+                        if let Some(sig) = cx.env.callables.get(&procedure.name) {
+                            data.rule_para = Some(sig.para.clone());
+                        }
+                        let stmt = Stmt {
+                            anchor: None,
+                            kind: StmtKind::Call { name: procedure.clone(), args: args.clone() },
+                            span: *span,
+                        };
+                        let block = Block { stmts: vec![stmt], span: *span };
+                        let mut fc = FnCx::new(&mut cx, &para, *span, false, "procedure");
+                        fc.block(&block);
+                        let f = fc.finish(&format!("example: {}", ex.title), FnKind::Procedure, 0);
+                        data.call = Some(functions.len() as u32);
+                        functions.push(f);
+                    }
+                    ExampleItem::Expect(e) => {
+                        let mut fc = FnCx::new(&mut cx, &para, e.span, true, "expectation");
+                        let o = fc.expr(e);
+                        if !o.ty.fits(&Ty::Bool) {
+                            fc.cx.diags.push(
+                                Diagnostic::error("E0303", e.span, "an expectation must be Bool")
+                                    .with_paragraph(para.clone()),
+                            );
+                        }
+                        fc.ret(o.reg);
+                        let f = fc.finish(&format!("expect: {}", ex.title), FnKind::Fn, 0);
+                        data.expects.push((functions.len() as u32, e.span));
+                        functions.push(f);
+                    }
+                }
+            }
+            examples.push(data);
+        }
+    }
+
+    // Statement anchors count as encoding their paragraphs.
+    let stmt_anchors = std::mem::take(&mut cx.anchors);
+    let consts = std::mem::take(&mut cx.consts);
+    let strings = std::mem::take(&mut cx.strings);
+    drop(cx);
+    for (a, _) in &stmt_anchors {
+        if let Some(b) = contents.check(a, scheme, diags) {
+            encoded.insert(b);
+        }
+    }
+
+    // ---------------------------------------------------------------- lints
+    for d in decls {
+        let para = first_para(d);
+        let (name, what) = match &d.kind {
+            DeclKind::Table(t) => (&t.name, "table"),
+            DeclKind::Modifiers(m) => (&m.name, "modifiers set"),
+            DeclKind::Fn { name, .. } => (name, "fn"),
+            DeclKind::Procedure { name, .. } => (name, "procedure"),
+            _ => continue,
+        };
+        if !env.used.contains(&name.name) {
+            diags.push(
+                Diagnostic::warning("W0001", name.span, format!("{what} `{}` is never used", name.name))
+                    .with_paragraph(para),
+            );
+        }
+    }
+    for e in &contents.entries {
+        if e.waived.is_some() && encoded.contains(&e.number) {
+            diags.push(
+                Diagnostic::warning(
+                    "W0002",
+                    e.span,
+                    format!("§{} is waived but declarations are anchored to it", e.number),
+                )
+                .with_paragraph(e.number.clone()),
+            );
+        }
+    }
+
+    // ---------------------------------------------------------------- assemble
+    prog.paragraphs = env.paragraphs.clone();
+    prog.sides = env.sides.clone();
+    prog.ratings =
+        env.ratings.iter().map(|(n, lo, hi)| RatingDef { name: n.clone(), lo: *lo, hi: *hi }).collect();
+    prog.classes = env.classes.clone();
+    prog.unit_types = env
+        .unit_types
+        .iter()
+        .map(|(n, m, s, p)| {
+            UnitTypeDef { name: n.clone(), classes: *m, steps: *s, para: 0 }
+                .with_para(env.paragraphs.iter().position(|x| x == p))
+        })
+        .collect();
+    for d in decls {
+        if let DeclKind::Marker { name, target } = &d.kind {
+            let on = match target {
+                MarkerTarget::Unit => MarkerOn::Unit,
+                MarkerTarget::Hex => MarkerOn::Hex,
+                MarkerTarget::Side => MarkerOn::Side,
+            };
+            let p = env.para(&first_para(d));
+            if !prog.markers.iter().any(|m| m.name == name.name) {
+                prog.markers.push(MarkerDef { name: name.name.clone(), on, para: p });
+            }
+        }
+        if let DeclKind::Track { name, per_side, range } = &d.kind {
+            let p = env.para(&first_para(d));
+            if !prog.tracks.iter().any(|t| t.name == name.name) {
+                prog.tracks.push(TrackDef {
+                    name: name.name.clone(),
+                    per_side: *per_side,
+                    lo: range.lo,
+                    hi: range.hi,
+                    para: p,
+                });
+            }
+        }
+        if let DeclKind::Ruling(r) = &d.kind {
+            let paras: Vec<u16> = d.anchors.iter().map(|a| env.para(&a.text)).collect();
+            let alternatives: Vec<(String, String)> =
+                r.alternatives.iter().map(|a| (a.name.name.clone(), a.reading.clone())).collect();
+            let default = r.alternatives.iter().position(|a| a.is_default).unwrap_or(0);
+            if !prog.rulings.iter().any(|x| x.name == r.name.name) {
+                prog.rulings.push(RulingDef {
+                    name: r.name.name.clone(),
+                    question: r.question.clone(),
+                    alternatives,
+                    default,
+                    paras,
+                });
+            }
+        }
+    }
+    prog.paragraphs = env.paragraphs.clone();
+    prog.terrain_attrs = env.terrain_attrs.iter().map(|a| a.0.clone()).collect();
+    prog.hexside_attrs = env.hexside_attrs.iter().map(|a| a.0.clone()).collect();
+    prog.terrains = env
+        .terrains
+        .iter()
+        .zip(tvals)
+        .map(|(n, attrs)| FeatureDef { name: n.clone(), attrs, para: 0 })
+        .collect();
+    prog.hexsides = env
+        .hexsides
+        .iter()
+        .zip(svals)
+        .map(|(n, attrs)| FeatureDef { name: n.clone(), attrs, para: 0 })
+        .collect();
+    prog.symbols = env
+        .symbols
+        .iter()
+        .map(|(n, g)| SymbolDef { name: n.clone(), group: env.groups[*g].0.clone() })
+        .collect();
+    prog.tables = tables;
+    prog.functions = functions;
+    prog.consts = consts;
+    prog.strings = strings;
+    prog.flags = env.flags.clone();
+
+    // ---------------------------------------------------------------- report
+    report.paragraphs = contents.entries.len();
+    for e in &contents.entries {
+        let status = if let Some(w) = &e.waived {
+            report.waived.push((e.number.clone(), w.clone()));
+            ContentStatus::Waived(w.clone())
+        } else if encoded.contains(&e.number) {
+            report.encoded.push(e.number.clone());
+            ContentStatus::Encoded
+        } else {
+            report.missing.push(e.number.clone());
+            ContentStatus::Missing
+        };
+        report.contents.push((e.number.clone(), e.title.clone(), status));
+    }
+    report.supplied = prog
+        .supplied
+        .iter()
+        .map(|s| (s.what.clone(), s.reason.clone(), prog.para(s.para).to_string()))
+        .collect();
+    report.rulings = prog.rulings.iter().map(|r| r.name.clone()).collect();
+    report.tables = prog.tables.len();
+    report.functions = prog.functions.len();
+    let _ = split_item;
+    Out { program: prog, report, examples }
+}
+
+trait WithPara {
+    fn with_para(self, p: Option<usize>) -> Self;
+}
+
+impl WithPara for UnitTypeDef {
+    fn with_para(mut self, p: Option<usize>) -> Self {
+        self.para = p.unwrap_or(0) as u16;
+        self
+    }
+}

@@ -1,0 +1,136 @@
+//! The contents block: every paragraph number and title, waivers, and anchor checks.
+
+use crate::env::suggest;
+use kriegsspiel_dsl::ast::{Anchor, ContentsEntry, Span};
+use kriegsspiel_dsl::Diagnostic;
+use std::collections::BTreeMap;
+
+/// Numbering schemes the header may declare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// `7.1.2`, `13.0.B`
+    Dotted,
+    /// `9.41` (decimal with implied depth)
+    Decimal,
+    /// `Rule 11`, `Rule 11.F`
+    Rule,
+    /// `[45.]`, `Exclusive[12.]`
+    Bracketed,
+}
+
+impl Scheme {
+    pub fn parse(name: &str) -> Option<Scheme> {
+        match name {
+            "dotted" => Some(Scheme::Dotted),
+            "decimal" => Some(Scheme::Decimal),
+            "rule" => Some(Scheme::Rule),
+            "bracketed" => Some(Scheme::Bracketed),
+            _ => None,
+        }
+    }
+    /// Does an anchor's text (without a lettered item) fit the scheme?
+    pub fn fits(self, base: &str) -> bool {
+        let dotted = |s: &str| {
+            !s.is_empty() && s.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        };
+        match self {
+            Scheme::Dotted | Scheme::Decimal => dotted(base),
+            Scheme::Rule => base
+                .strip_prefix("Rule ")
+                .map(|n| n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty())
+                .unwrap_or(false),
+            Scheme::Bracketed => base.contains('[') && base.ends_with(']'),
+        }
+    }
+}
+
+/// Split `7.1.2.B` into (`7.1.2`, Some('B')); `Rule 11.F` into (`Rule 11`, Some('F')).
+pub fn split_item(text: &str) -> (String, Option<char>) {
+    let t = text.trim();
+    let bytes = t.as_bytes();
+    let n = bytes.len();
+    if n >= 3 && (bytes[n - 2] == b'.' || bytes[n - 2] == b' ') && bytes[n - 1].is_ascii_uppercase() {
+        let head = &t[..n - 2];
+        if head.ends_with(|c: char| c.is_ascii_digit() || c == ']') {
+            return (head.to_string(), Some(bytes[n - 1] as char));
+        }
+    }
+    (t.to_string(), None)
+}
+
+pub struct Entry {
+    pub number: String,
+    pub title: String,
+    pub waived: Option<String>,
+    pub span: Span,
+}
+
+#[derive(Default)]
+pub struct Contents {
+    pub entries: Vec<Entry>,
+    pub index: BTreeMap<String, usize>,
+}
+
+impl Contents {
+    pub fn build(list: &[ContentsEntry], scheme: Scheme, diags: &mut Vec<Diagnostic>) -> Contents {
+        let mut c = Contents::default();
+        for e in list {
+            let (base, item) = split_item(&e.anchor.text);
+            if item.is_some() || !scheme.fits(&base) {
+                diags.push(Diagnostic::error(
+                    "E0204",
+                    e.anchor.span,
+                    format!("contents entry §{} does not fit the rulebook's numbering scheme", e.anchor.text),
+                ));
+                continue;
+            }
+            if let Some(&prev) = c.index.get(&base) {
+                diags.push(
+                    Diagnostic::error(
+                        "E0202",
+                        e.anchor.span,
+                        format!("paragraph §{base} is listed twice in the contents"),
+                    )
+                    .with_label(c.entries[prev].span, "first listed here")
+                    .with_paragraph(base.clone()),
+                );
+                continue;
+            }
+            c.index.insert(base.clone(), c.entries.len());
+            c.entries.push(Entry {
+                number: base,
+                title: e.title.clone(),
+                waived: e.waived.clone(),
+                span: e.span,
+            });
+        }
+        c
+    }
+
+    /// Check an anchor: its paragraph must be in the contents. Returns the base number.
+    pub fn check(&self, a: &Anchor, scheme: Scheme, diags: &mut Vec<Diagnostic>) -> Option<String> {
+        let (base, _) = split_item(&a.text);
+        if !scheme.fits(&base) {
+            diags.push(Diagnostic::error(
+                "E0204",
+                a.span,
+                format!("anchor §{} does not fit the rulebook's numbering scheme", a.text),
+            ));
+            return None;
+        }
+        if !self.index.contains_key(&base) {
+            let mut d = Diagnostic::error(
+                "E0201",
+                a.span,
+                format!("anchor §{} names a paragraph that is not in the contents", a.text),
+            )
+            .with_paragraph(a.text.clone());
+            if let Some(s) = suggest(&base, self.index.keys().map(|k| k.as_str())) {
+                d = d.with_note(format!("did you mean §{s}?"));
+            }
+            diags.push(d);
+            return None;
+        }
+        Some(base)
+    }
+}

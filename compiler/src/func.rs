@@ -1,0 +1,1413 @@
+//! Type checking and code generation of function, procedure, modifier and trigger
+//! bodies, in one walk: each expression yields its register, type and Int interval.
+//!
+//! Registers: locals get a register for their lifetime; temporaries are allocated
+//! above them and released at the end of each statement.
+
+use crate::builtins::{BSig, P};
+use crate::env::{suggest, CallableKind, Env, Global};
+use crate::types::{Iv, Ty, BIG};
+use kriegsspiel_dsl::ast::*;
+use kriegsspiel_dsl::Diagnostic;
+use kriegsspiel_runtime::op::{Builtin, Field, Op, Reg, NO_REG};
+use kriegsspiel_runtime::program::{Beyond, FnKind, Function, TableDef};
+use kriegsspiel_runtime::Value;
+
+/// State shared by all function compilations.
+pub struct Cx<'a> {
+    pub env: &'a mut Env,
+    pub consts: Vec<Value>,
+    pub strings: Vec<String>,
+    pub diags: &'a mut Vec<Diagnostic>,
+    pub builtins: Vec<BSig>,
+    /// Base paragraphs referenced by statement and modifier anchors.
+    pub anchors: Vec<(Anchor, String)>,
+    /// Tables, for the off-table range check.
+    pub tables: &'a [TableDef],
+    /// Paragraph of each table (text).
+    pub table_paras: Vec<String>,
+    /// Modifier sets' add ranges and paragraphs: name -> (interval of the adds, paragraphs).
+    pub modifier_info: std::collections::BTreeMap<String, (Iv, Vec<String>)>,
+}
+
+impl<'a> Cx<'a> {
+    pub fn konst(&mut self, v: Value) -> u32 {
+        if let Some(i) = self.consts.iter().position(|&c| c == v) {
+            return i as u32;
+        }
+        self.consts.push(v);
+        (self.consts.len() - 1) as u32
+    }
+    pub fn string(&mut self, s: &str) -> u32 {
+        if let Some(i) = self.strings.iter().position(|c| c == s) {
+            return i as u32;
+        }
+        self.strings.push(s.to_string());
+        (self.strings.len() - 1) as u32
+    }
+}
+
+struct Local {
+    name: String,
+    reg: Reg,
+    ty: Ty,
+    iv: Iv,
+}
+
+/// Result of compiling an expression.
+#[derive(Clone, Debug)]
+pub struct Out {
+    pub reg: Reg,
+    pub ty: Ty,
+    pub iv: Iv,
+    /// Paragraphs of modifier sets that fed this value (for off-table reports).
+    pub mods: Vec<String>,
+}
+
+/// Compiler for one body.
+pub struct FnCx<'c, 'a> {
+    pub cx: &'c mut Cx<'a>,
+    code: Vec<Op>,
+    paras: Vec<u16>,
+    spans: Vec<(u32, u32, u32)>,
+    locals: Vec<Local>,
+    next: u16,
+    max: u16,
+    para: u16,
+    span: Span,
+    /// `fn`: no effects, rolls or choices.
+    pure: bool,
+    what: &'static str,
+}
+
+fn err(code: &'static str, span: Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(code, span, msg)
+}
+
+impl<'c, 'a> FnCx<'c, 'a> {
+    pub fn new(cx: &'c mut Cx<'a>, para: &str, span: Span, pure: bool, what: &'static str) -> Self {
+        let para = cx.env.para(para);
+        FnCx {
+            cx,
+            code: Vec::new(),
+            paras: Vec::new(),
+            spans: Vec::new(),
+            locals: Vec::new(),
+            next: 0,
+            max: 0,
+            para,
+            span,
+            pure,
+            what,
+        }
+    }
+
+    fn para_text(&self) -> String {
+        self.cx.env.paragraphs.get(self.para as usize).cloned().unwrap_or_default()
+    }
+
+    fn error(&mut self, d: Diagnostic) {
+        let p = self.para_text();
+        self.cx.diags.push(d.with_paragraph(p));
+    }
+
+    /// Declare a parameter (in order).
+    pub fn param(&mut self, name: &str, ty: Ty) {
+        let reg = self.temp();
+        let iv = Iv::ANY;
+        self.locals.push(Local { name: name.to_string(), reg, ty, iv });
+    }
+
+    fn temp(&mut self) -> Reg {
+        let r = self.next;
+        self.next = self.next.saturating_add(1);
+        self.max = self.max.max(self.next);
+        r
+    }
+
+    fn emit(&mut self, op: Op) -> usize {
+        self.code.push(op);
+        self.paras.push(self.para);
+        self.spans.push((self.span.file, self.span.start, self.span.end));
+        self.code.len() - 1
+    }
+
+    fn here(&self) -> u32 {
+        self.code.len() as u32
+    }
+
+    fn patch(&mut self, at: usize, target: u32) {
+        match &mut self.code[at] {
+            Op::Jump { to } | Op::JumpIf { to, .. } | Op::JumpIfNot { to, .. } => *to = target,
+            Op::IterNext { done, .. } => *done = target,
+            _ => {}
+        }
+    }
+
+    fn load(&mut self, v: Value) -> Reg {
+        let k = self.cx.konst(v);
+        let dst = self.temp();
+        self.emit(Op::Const { dst, k });
+        dst
+    }
+
+    fn out(reg: Reg, ty: Ty, iv: Iv) -> Out {
+        Out { reg, ty, iv, mods: Vec::new() }
+    }
+
+    fn lookup_local(&self, name: &str) -> Option<&Local> {
+        self.locals.iter().rev().find(|l| l.name == name)
+    }
+
+    /// Finish: the compiled function.
+    pub fn finish(mut self, name: &str, kind: FnKind, params: u16) -> Function {
+        if !matches!(self.code.last(), Some(Op::Ret { .. }) | Some(Op::RetNil)) {
+            self.emit(Op::RetNil);
+        }
+        let para = self.para;
+        Function {
+            name: name.to_string(),
+            kind,
+            params,
+            slots: self.max.max(params),
+            code: self.code,
+            paras: self.paras,
+            spans: self.spans,
+            para,
+        }
+    }
+
+    // ------------------------------------------------------------ statements
+
+    pub fn block(&mut self, b: &Block) {
+        let depth = self.locals.len();
+        let next = self.next;
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+        self.locals.truncate(depth);
+        self.next = next;
+    }
+
+    fn with_anchor<T>(&mut self, anchor: &Option<Anchor>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = self.para;
+        if let Some(a) = anchor {
+            self.para = self.cx.env.para(&a.text);
+            self.cx.anchors.push((a.clone(), a.text.clone()));
+        }
+        let r = f(self);
+        self.para = saved;
+        r
+    }
+
+    fn effect_allowed(&mut self, span: Span, what: &str) -> bool {
+        if self.pure {
+            let msg = format!("{what} changes the game and is not allowed in a {}", self.what);
+            self.error(err("E0304", span, msg).with_note("use a `procedure` for rules with effects"));
+            return false;
+        }
+        true
+    }
+
+    fn expect_ty(&mut self, o: &Out, want: &Ty, span: Span, ctx: &str) {
+        if !o.ty.fits(want) {
+            let g = self.cx.env.group_names();
+            let msg = format!("{ctx}: expected {}, found {}", want.name(&g), o.ty.name(&g));
+            self.error(err("E0301", span, msg));
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        let saved_span = self.span;
+        self.span = s.span;
+        let next = self.next;
+        self.with_anchor(&s.anchor, |me| me.stmt_kind(&s.kind, s.span));
+        self.next = next.max(self.locals.iter().map(|l| l.reg + 1).max().unwrap_or(0));
+        self.span = saved_span;
+    }
+
+    fn stmt_kind(&mut self, k: &StmtKind, span: Span) {
+        match k {
+            StmtKind::Let { name, value } => {
+                let o = self.expr(value);
+                let reg = self.temp();
+                self.emit(Op::Mov { dst: reg, src: o.reg });
+                if o.ty == Ty::Nil {
+                    self.error(err("E0301", value.span, "this expression has no value to bind"));
+                }
+                self.locals.push(Local { name: name.name.clone(), reg, ty: o.ty, iv: o.iv });
+            }
+            StmtKind::Set { name, value } => {
+                let o = self.expr(value);
+                let Some(l) = self.locals.iter().rev().find(|l| l.name == name.name) else {
+                    self.error(err(
+                        "E0307",
+                        name.span,
+                        format!("`set` of `{}`, which is not a local variable", name.name),
+                    ));
+                    return;
+                };
+                let (reg, ty) = (l.reg, l.ty.clone());
+                self.expect_ty(&o, &ty, value.span, "assignment");
+                if let Some(l) = self.locals.iter_mut().rev().find(|l| l.name == name.name) {
+                    l.iv = l.iv.union(o.iv);
+                }
+                self.emit(Op::Mov { dst: reg, src: o.reg });
+            }
+            StmtKind::If { cond, then, els } => {
+                let c = self.expr(cond);
+                self.expect_ty(&c, &Ty::Bool, cond.span, "condition");
+                let jf = self.emit(Op::JumpIfNot { cond: c.reg, to: 0 });
+                self.block(then);
+                if let Some(e) = els {
+                    let jend = self.emit(Op::Jump { to: 0 });
+                    let h = self.here();
+                    self.patch(jf, h);
+                    self.block(e);
+                    let h = self.here();
+                    self.patch(jend, h);
+                } else {
+                    let h = self.here();
+                    self.patch(jf, h);
+                }
+            }
+            StmtKind::For { var, iter, body } => {
+                let l = self.expr(iter);
+                let elem = match &l.ty {
+                    Ty::List(t) => (**t).clone(),
+                    Ty::Error => Ty::Error,
+                    other => {
+                        let g = self.cx.env.group_names();
+                        let m = format!("`for` needs a list, found {}", other.name(&g));
+                        self.error(err("E0301", iter.span, m));
+                        Ty::Error
+                    }
+                };
+                let list = self.temp();
+                self.emit(Op::Mov { dst: list, src: l.reg });
+                let idx = self.load(Value::Int(0));
+                let v = self.temp();
+                let top = self.here();
+                let it = self.emit(Op::IterNext { list, idx, dst: v, done: 0 });
+                let depth = self.locals.len();
+                self.locals.push(Local { name: var.name.clone(), reg: v, ty: elem, iv: Iv::ANY });
+                self.block(body);
+                self.locals.truncate(depth);
+                self.emit(Op::Jump { to: top });
+                let h = self.here();
+                self.patch(it, h);
+            }
+            StmtKind::While { cond, body } => {
+                let top = self.here();
+                let c = self.expr(cond);
+                self.expect_ty(&c, &Ty::Bool, cond.span, "condition");
+                let jf = self.emit(Op::JumpIfNot { cond: c.reg, to: 0 });
+                self.block(body);
+                self.emit(Op::Jump { to: top });
+                let h = self.here();
+                self.patch(jf, h);
+            }
+            StmtKind::Turns { count, body } => {
+                if !self.effect_allowed(span, "`turns`") {
+                    return;
+                }
+                let n = self.expr(count);
+                self.expect_ty(&n, &Ty::Int, count.span, "number of turns");
+                let limit = self.temp();
+                self.emit(Op::Mov { dst: limit, src: n.reg });
+                let t = self.load(Value::Int(1));
+                let one = self.load(Value::Int(1));
+                let top = self.here();
+                let c = self.temp();
+                self.emit(Op::Gt { dst: c, a: t, b: limit });
+                let jf = self.emit(Op::JumpIf { cond: c, to: 0 });
+                self.emit(Op::TurnBegin { turn: t });
+                self.block(body);
+                self.emit(Op::Add { dst: t, a: t, b: one });
+                self.emit(Op::Jump { to: top });
+                let h = self.here();
+                self.patch(jf, h);
+            }
+            StmtKind::Phase { name, side, body } => {
+                if !self.effect_allowed(span, "`phase`") {
+                    return;
+                }
+                let s = self.expr(side);
+                self.expect_ty(&s, &Ty::Side, side.span, "phasing side");
+                let nm = self.cx.string(&name.name);
+                self.emit(Op::PhaseBegin { name: nm, side: s.reg });
+                self.block(body);
+                self.emit(Op::PhaseEnd);
+            }
+            StmtKind::Call { name, args } => {
+                let Some(sig) = self.cx.env.callables.get(&name.name).cloned() else {
+                    let cands: Vec<String> = self.cx.env.callables.keys().cloned().collect();
+                    let mut d = err("E0109", name.span, format!("unknown procedure `{}`", name.name));
+                    if let Some(s) = suggest(&name.name, cands.iter().map(|s| s.as_str())) {
+                        d = d.with_note(format!("did you mean `{s}`?"));
+                    }
+                    self.error(d);
+                    for a in args {
+                        self.expr(a);
+                    }
+                    return;
+                };
+                if sig.kind == CallableKind::Procedure && !self.effect_allowed(span, "calling a procedure") {
+                    return;
+                }
+                self.cx.env.used.insert(name.name.clone());
+                self.call_user(&sig, name, args, span);
+            }
+            StmtKind::Return => {
+                self.emit(Op::RetNil);
+            }
+            StmtKind::Move { unit, to } => {
+                if !self.effect_allowed(span, "`move`") {
+                    return;
+                }
+                let u = self.expr(unit);
+                self.expect_ty(&u, &Ty::Unit, unit.span, "`move` unit");
+                let h = self.expr(to);
+                self.expect_ty(&h, &Ty::Hex, to.span, "`move` destination");
+                self.emit(Op::MoveUnit { u: u.reg, h: h.reg });
+            }
+            StmtKind::Eliminate(e) | StmtKind::Remove(e) | StmtKind::LoseStep(e) => {
+                if !self.effect_allowed(span, "this effect") {
+                    return;
+                }
+                let u = self.expr(e);
+                self.expect_ty(&u, &Ty::Unit, e.span, "unit");
+                let op = match k {
+                    StmtKind::Eliminate(_) => Op::Eliminate { u: u.reg },
+                    StmtKind::Remove(_) => Op::Remove { u: u.reg },
+                    _ => Op::LoseStep { u: u.reg },
+                };
+                self.emit(op);
+            }
+            StmtKind::Mark { target, marker } | StmtKind::Unmark { target, marker } => {
+                if !self.effect_allowed(span, "`mark`") {
+                    return;
+                }
+                let t = self.expr(target);
+                let Some(m) = self.marker(marker, &t, target.span) else { return };
+                let op = if matches!(k, StmtKind::Mark { .. }) {
+                    Op::Mark { obj: t.reg, marker: m }
+                } else {
+                    Op::Unmark { obj: t.reg, marker: m }
+                };
+                self.emit(op);
+            }
+            StmtKind::Adjust { track, index, by } => {
+                if !self.effect_allowed(span, "`adjust`") {
+                    return;
+                }
+                let Some(ti) = self.cx.env.track_index(&track.name) else {
+                    self.error(err("E0113", track.span, format!("unknown track `{}`", track.name)));
+                    return;
+                };
+                self.cx.env.used.insert(track.name.clone());
+                let per_side = self.cx.env.tracks[ti].1;
+                let side = match (index, per_side) {
+                    (Some(ix), true) => {
+                        let s = self.expr(ix);
+                        self.expect_ty(&s, &Ty::Side, ix.span, "track index");
+                        s.reg
+                    }
+                    (None, false) => NO_REG,
+                    (Some(ix), false) => {
+                        self.error(err("E0301", ix.span, format!("track `{}` is not per side", track.name)));
+                        return;
+                    }
+                    (None, true) => {
+                        self.error(err(
+                            "E0301",
+                            track.span,
+                            format!("track `{}` is per side: write {}[side]", track.name, track.name),
+                        ));
+                        return;
+                    }
+                };
+                let d = self.expr(by);
+                self.expect_ty(&d, &Ty::Int, by.span, "adjustment");
+                self.emit(Op::Adjust { track: ti as u16, side, by: d.reg });
+            }
+            StmtKind::Retreat { unit, hexes } => {
+                if !self.effect_allowed(span, "`retreat`") {
+                    return;
+                }
+                let u = self.expr(unit);
+                self.expect_ty(&u, &Ty::Unit, unit.span, "retreating unit");
+                let n = self.expr(hexes);
+                self.expect_ty(&n, &Ty::Int, hexes.span, "retreat length");
+                let args = self.temp();
+                let a2 = self.temp();
+                self.emit(Op::Mov { dst: args, src: u.reg });
+                self.emit(Op::Mov { dst: a2, src: n.reg });
+                self.emit(Op::Builtin { b: Builtin::Retreat, args, argc: 2, dst: NO_REG });
+            }
+            StmtKind::Win { side, reason } => {
+                if !self.effect_allowed(span, "`win`") {
+                    return;
+                }
+                let s = self.expr(side);
+                self.expect_ty(&s, &Ty::Side, side.span, "winner");
+                let r = self.cx.string(reason);
+                self.emit(Op::Win { side: s.reg, reason: r });
+            }
+            StmtKind::Draw { reason } => {
+                if !self.effect_allowed(span, "`draw`") {
+                    return;
+                }
+                let r = self.cx.string(reason);
+                self.emit(Op::Draw { reason: r });
+            }
+            StmtKind::Log { message, args } => {
+                let regs: Vec<Reg> = args.iter().map(|a| self.expr(a).reg).collect();
+                let base = self.next;
+                for r in &regs {
+                    let t = self.temp();
+                    self.emit(Op::Mov { dst: t, src: *r });
+                }
+                let fmt = self.cx.string(message);
+                self.emit(Op::Log { fmt, args: base, argc: regs.len() as u16 });
+            }
+        }
+    }
+
+    fn marker(&mut self, marker: &Ident, target: &Out, span: Span) -> Option<u16> {
+        let Some(m) = self.cx.env.marker_index(&marker.name) else {
+            let cands: Vec<String> = self.cx.env.markers.iter().map(|m| m.0.clone()).collect();
+            let mut d = err("E0107", marker.span, format!("unknown marker `{}`", marker.name));
+            if let Some(s) = suggest(&marker.name, cands.iter().map(|s| s.as_str())) {
+                d = d.with_note(format!("did you mean `{s}`?"));
+            }
+            self.error(d);
+            return None;
+        };
+        self.cx.env.used.insert(marker.name.clone());
+        let want = match self.cx.env.markers[m].1 {
+            MarkerTarget::Unit => Ty::Unit,
+            MarkerTarget::Hex => Ty::Hex,
+            MarkerTarget::Side => Ty::Side,
+        };
+        self.expect_ty(target, &want, span, &format!("marker `{}`", marker.name));
+        Some(m as u16)
+    }
+
+    /// Call a user fn, procedure or modifier set; args into consecutive registers.
+    fn call_user(&mut self, sig: &crate::env::Sig, name: &Ident, args: &[Expr], span: Span) -> Out {
+        if args.len() != sig.params.len() {
+            let m = format!("`{}` takes {} argument(s), {} given", name.name, sig.params.len(), args.len());
+            self.error(err("E0302", span, m).with_label(sig.span, "declared here"));
+        }
+        let outs: Vec<(Out, Span)> = args.iter().map(|a| (self.expr(a), a.span)).collect();
+        for (i, (o, sp)) in outs.iter().enumerate() {
+            if let Some(p) = sig.params.get(i) {
+                self.expect_ty(o, p, *sp, &format!("argument {} of `{}`", i + 1, name.name));
+            }
+        }
+        let base = self.next;
+        for (o, _) in &outs {
+            let t = self.temp();
+            self.emit(Op::Mov { dst: t, src: o.reg });
+        }
+        let dst = self.temp();
+        self.emit(Op::Call { f: sig.id, args: base, argc: outs.len() as u16, dst });
+        let mut out = Self::out(dst, sig.ret.clone(), Iv::ANY);
+        if sig.kind == CallableKind::Modifiers {
+            if let Some((adds, paras)) = self.cx.modifier_info.get(&name.name).cloned() {
+                let base_iv = outs.last().map(|(o, _)| o.iv).unwrap_or(Iv::ANY);
+                out.iv = base_iv.add(adds);
+                out.mods = paras;
+                for (o, _) in &outs {
+                    out.mods.extend(o.mods.iter().cloned());
+                }
+            }
+        }
+        out
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    pub fn expr(&mut self, e: &Expr) -> Out {
+        let saved = self.span;
+        self.span = e.span;
+        let o = self.expr_kind(e);
+        self.span = saved;
+        o
+    }
+
+    fn expr_kind(&mut self, e: &Expr) -> Out {
+        match &e.kind {
+            ExprKind::Int(i) => {
+                let r = self.load(Value::Int(*i));
+                Self::out(r, Ty::Int, Iv::exact(*i))
+            }
+            ExprKind::Bool(b) => {
+                let r = self.load(Value::Bool(*b));
+                Self::out(r, Ty::Bool, Iv::ANY)
+            }
+            ExprKind::Str(_) => {
+                self.error(err("E0301", e.span, "strings are only allowed as messages and names"));
+                Self::out(self.next, Ty::Error, Iv::ANY)
+            }
+            ExprKind::Hex(id) => {
+                let h = crate::map::parse_hex(&self.cx.env_map_dims(), id);
+                match h {
+                    Some(h) => {
+                        let r = self.load(Value::Hex(h));
+                        Self::out(r, Ty::Hex, Iv::ANY)
+                    }
+                    None => {
+                        self.error(err("E0503", e.span, format!("hex @{id} is not on the map")));
+                        Self::out(self.temp(), Ty::Error, Iv::ANY)
+                    }
+                }
+            }
+            ExprKind::Name(n) => self.name(n, e.span),
+            ExprKind::Neg(a) => {
+                let o = self.expr(a);
+                self.expect_ty(&o, &Ty::Int, a.span, "negation");
+                let dst = self.temp();
+                self.emit(Op::Neg { dst, a: o.reg });
+                let mut out = Self::out(dst, Ty::Int, o.iv.neg());
+                out.mods = o.mods;
+                out
+            }
+            ExprKind::Not(a) => {
+                let o = self.expr(a);
+                self.expect_ty(&o, &Ty::Bool, a.span, "`not`");
+                let dst = self.temp();
+                self.emit(Op::Not { dst, a: o.reg });
+                Self::out(dst, Ty::Bool, Iv::ANY)
+            }
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b),
+            ExprKind::If(c, a, b) => {
+                let co = self.expr(c);
+                self.expect_ty(&co, &Ty::Bool, c.span, "condition");
+                let dst = self.temp();
+                let jf = self.emit(Op::JumpIfNot { cond: co.reg, to: 0 });
+                let ao = self.expr(a);
+                self.emit(Op::Mov { dst, src: ao.reg });
+                let jend = self.emit(Op::Jump { to: 0 });
+                let h = self.here();
+                self.patch(jf, h);
+                let bo = self.expr(b);
+                self.emit(Op::Mov { dst, src: bo.reg });
+                let h = self.here();
+                self.patch(jend, h);
+                if !ao.ty.fits(&bo.ty) {
+                    let g = self.cx.env.group_names();
+                    let m = format!("`if` branches differ: {} and {}", ao.ty.name(&g), bo.ty.name(&g));
+                    self.error(err("E0301", e.span, m));
+                }
+                let ty = if ao.ty == Ty::Error { bo.ty } else { ao.ty };
+                let mut out = Self::out(dst, ty, ao.iv.union(bo.iv));
+                out.mods = ao.mods;
+                out.mods.extend(bo.mods);
+                out
+            }
+            ExprKind::Call(name, args) => self.call_expr(name, args, e.span),
+            ExprKind::Field(obj, field) => self.field(obj, field),
+            ExprKind::Index(base, a, b) => self.index(base, a, b.as_deref(), e.span),
+            ExprKind::Is(obj, class) => {
+                let o = self.expr(obj);
+                self.expect_ty(&o, &Ty::Unit, obj.span, "`is`");
+                let Some(c) = self.cx.env.class_index(&class.name) else {
+                    let cands: Vec<String> = self.cx.env.classes.clone();
+                    let mut d = err("E0104", class.span, format!("unknown class `{}`", class.name));
+                    if let Some(s) = suggest(&class.name, cands.iter().map(|s| s.as_str())) {
+                        d = d.with_note(format!("did you mean `{s}`?"));
+                    }
+                    self.error(d);
+                    return Self::out(self.temp(), Ty::Bool, Iv::ANY);
+                };
+                let dst = self.temp();
+                self.emit(Op::IsClass { dst, u: o.reg, class: c as u8 });
+                Self::out(dst, Ty::Bool, Iv::ANY)
+            }
+            ExprKind::Has(obj, marker) => {
+                let o = self.expr(obj);
+                let dst = self.temp();
+                if let Some(m) = self.marker(marker, &o, obj.span) {
+                    self.emit(Op::HasMarker { dst, obj: o.reg, marker: m });
+                }
+                Self::out(dst, Ty::Bool, Iv::ANY)
+            }
+            ExprKind::Roll(d) => {
+                if self.pure {
+                    self.error(err("E0304", e.span, format!("a roll is not allowed in a {}", self.what)));
+                }
+                let dst = self.temp();
+                self.emit(Op::Roll {
+                    dst,
+                    count: d.count.min(255) as u8,
+                    sides: d.sides.min(u16::MAX as u32) as u16,
+                });
+                let (n, s) = (d.count as i64, d.sides as i64);
+                Self::out(dst, Ty::Int, Iv::new(n, n * s))
+            }
+            ExprKind::Choose { var, from, by, prefer, or_none, what } => {
+                if self.pure {
+                    self.error(err("E0304", e.span, format!("a choice is not allowed in a {}", self.what)));
+                }
+                let l = self.expr(from);
+                let elem = self.elem_ty(&l, from.span);
+                let list = self.temp();
+                self.emit(Op::Mov { dst: list, src: l.reg });
+                let side = self.expr(by);
+                self.expect_ty(&side, &Ty::Side, by.span, "the chooser");
+                let side_r = self.temp();
+                self.emit(Op::Mov { dst: side_r, src: side.reg });
+                let scores = match prefer {
+                    Some(p) => {
+                        let sc = self.temp();
+                        self.emit(Op::ListNew { dst: sc });
+                        self.each(list, &var.name, elem.clone(), |me, _v| {
+                            let o = me.expr(p);
+                            me.expect_ty(&o, &Ty::Int, p.span, "`prefer` score");
+                            me.emit(Op::ListPush { list: sc, v: o.reg });
+                        });
+                        sc
+                    }
+                    None => NO_REG,
+                };
+                let dst = self.temp();
+                let w = self.cx.string(what);
+                self.emit(Op::Choose { dst, list, scores, side: side_r, what: w, or_none: *or_none });
+                Self::out(dst, elem, Iv::ANY)
+            }
+            ExprKind::Quant { q, var, iter, filter, body } => {
+                self.quant(*q, var, iter, filter.as_deref(), body.as_deref(), e.span)
+            }
+            ExprKind::List(items) => {
+                let dst = self.temp();
+                self.emit(Op::ListNew { dst });
+                let mut ty = Ty::Error;
+                for it in items {
+                    let o = self.expr(it);
+                    if ty == Ty::Error {
+                        ty = o.ty.clone();
+                    } else {
+                        self.expect_ty(&o, &ty.clone(), it.span, "list element");
+                    }
+                    self.emit(Op::ListPush { list: dst, v: o.reg });
+                }
+                Self::out(dst, Ty::list(ty), Iv::ANY)
+            }
+        }
+    }
+
+    fn elem_ty(&mut self, l: &Out, span: Span) -> Ty {
+        match &l.ty {
+            Ty::List(t) => (**t).clone(),
+            Ty::Error => Ty::Error,
+            other => {
+                let g = self.cx.env.group_names();
+                let m = format!("expected a list, found {}", other.name(&g));
+                self.error(err("E0301", span, m));
+                Ty::Error
+            }
+        }
+    }
+
+    /// Loop over list register `list`, binding `var`; `body` emits per element.
+    fn each(&mut self, list: Reg, var: &str, elem: Ty, body: impl FnOnce(&mut Self, Reg)) {
+        let idx = self.load(Value::Int(0));
+        let v = self.temp();
+        let top = self.here();
+        let it = self.emit(Op::IterNext { list, idx, dst: v, done: 0 });
+        self.locals.push(Local { name: var.to_string(), reg: v, ty: elem, iv: Iv::ANY });
+        let keep = self.next;
+        body(self, v);
+        self.next = keep;
+        self.locals.pop();
+        self.emit(Op::Jump { to: top });
+        let h = self.here();
+        self.patch(it, h);
+    }
+
+    fn quant(
+        &mut self,
+        q: Quant,
+        var: &Ident,
+        iter: &Expr,
+        filter: Option<&Expr>,
+        body: Option<&Expr>,
+        span: Span,
+    ) -> Out {
+        let l = self.expr(iter);
+        let elem = self.elem_ty(&l, iter.span);
+        let list = self.temp();
+        self.emit(Op::Mov { dst: list, src: l.reg });
+        let needs_body = matches!(q, Quant::Sum | Quant::Any | Quant::All | Quant::Min | Quant::Max);
+        if needs_body && body.is_none() {
+            self.error(err(
+                "E0301",
+                span,
+                format!("`{q:?}` needs a body: `{} x in list: expression`", format!("{q:?}").to_lowercase()),
+            ));
+        }
+        let acc = self.temp();
+        let first = self.temp();
+        let init = match q {
+            Quant::Sum | Quant::Count => Value::Int(0),
+            Quant::Any => Value::Bool(false),
+            Quant::All => Value::Bool(true),
+            Quant::Min | Quant::Max => Value::Int(0),
+            Quant::Filter => Value::Nil,
+        };
+        if q == Quant::Filter {
+            self.emit(Op::ListNew { dst: acc });
+        } else {
+            let k = self.cx.konst(init);
+            self.emit(Op::Const { dst: acc, k });
+        }
+        let kt = self.cx.konst(Value::Bool(true));
+        self.emit(Op::Const { dst: first, k: kt });
+        let one = self.load(Value::Int(1));
+        let mut body_iv = Iv::ANY;
+        let mut body_ty = Ty::Int;
+        let mut exit_jumps = Vec::new();
+        self.each(list, &var.name, elem.clone(), |me, v| {
+            let mut skip = None;
+            if let Some(f) = filter {
+                let c = me.expr(f);
+                me.expect_ty(&c, &Ty::Bool, f.span, "`where` condition");
+                skip = Some(me.emit(Op::JumpIfNot { cond: c.reg, to: 0 }));
+            }
+            match q {
+                Quant::Count => {
+                    me.emit(Op::Add { dst: acc, a: acc, b: one });
+                }
+                Quant::Filter => {
+                    me.emit(Op::ListPush { list: acc, v });
+                }
+                _ => {
+                    if let Some(b) = body {
+                        let o = me.expr(b);
+                        body_iv = o.iv;
+                        body_ty = o.ty.clone();
+                        match q {
+                            Quant::Sum => {
+                                me.expect_ty(&o, &Ty::Int, b.span, "`sum` body");
+                                me.emit(Op::Add { dst: acc, a: acc, b: o.reg });
+                            }
+                            Quant::Any => {
+                                me.expect_ty(&o, &Ty::Bool, b.span, "`any` body");
+                                me.emit(Op::Mov { dst: acc, src: o.reg });
+                                exit_jumps.push(me.emit(Op::JumpIf { cond: acc, to: 0 }));
+                            }
+                            Quant::All => {
+                                me.expect_ty(&o, &Ty::Bool, b.span, "`all` body");
+                                me.emit(Op::Mov { dst: acc, src: o.reg });
+                                exit_jumps.push(me.emit(Op::JumpIfNot { cond: acc, to: 0 }));
+                            }
+                            Quant::Min | Quant::Max => {
+                                me.expect_ty(&o, &Ty::Int, b.span, "`min`/`max` body");
+                                let jf = me.emit(Op::JumpIfNot { cond: first, to: 0 });
+                                me.emit(Op::Mov { dst: acc, src: o.reg });
+                                let kf = me.cx.konst(Value::Bool(false));
+                                me.emit(Op::Const { dst: first, k: kf });
+                                let jend = me.emit(Op::Jump { to: 0 });
+                                let h = me.here();
+                                me.patch(jf, h);
+                                let base = me.temp();
+                                let b2 = me.temp();
+                                me.emit(Op::Mov { dst: base, src: acc });
+                                me.emit(Op::Mov { dst: b2, src: o.reg });
+                                let bi = if q == Quant::Min { Builtin::Min } else { Builtin::Max };
+                                me.emit(Op::Builtin { b: bi, args: base, argc: 2, dst: acc });
+                                let h = me.here();
+                                me.patch(jend, h);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            if let Some(s) = skip {
+                let h = me.here();
+                me.patch(s, h);
+            }
+        });
+        let h = self.here();
+        for j in exit_jumps {
+            self.patch(j, h);
+        }
+        let _ = body_ty;
+        match q {
+            Quant::Sum => Self::out(acc, Ty::Int, Iv::ANY),
+            Quant::Count => Self::out(acc, Ty::Int, Iv::new(0, BIG)),
+            Quant::Any | Quant::All => Self::out(acc, Ty::Bool, Iv::ANY),
+            Quant::Min | Quant::Max => Self::out(acc, Ty::Int, body_iv),
+            Quant::Filter => Self::out(acc, Ty::list(elem), Iv::ANY),
+        }
+    }
+
+    fn name(&mut self, n: &str, span: Span) -> Out {
+        if let Some(l) = self.lookup_local(n) {
+            return Self::out(l.reg, l.ty.clone(), l.iv);
+        }
+        if let Some(g) = self.cx.env.globals.get(n).cloned() {
+            self.cx.env.used.insert(n.to_string());
+            let (v, ty) = match g {
+                Global::Side(s) => (Value::Side(s), Ty::Side),
+                Global::UnitType(t) => (Value::UnitType(t), Ty::UnitType),
+                Global::Terrain(t) => (Value::Terrain(t), Ty::Terrain),
+                Global::Code(c, grp) => (Value::Sym(c), Ty::Code(grp)),
+            };
+            let r = self.load(v);
+            return Self::out(r, ty, Iv::ANY);
+        }
+        if let Some(ti) = self.cx.env.track_index(n) {
+            self.cx.env.used.insert(n.to_string());
+            let (_, per_side, lo, hi) = self.cx.env.tracks[ti].clone();
+            if per_side {
+                self.error(err("E0301", span, format!("track `{n}` is per side: write {n}[side]")));
+            }
+            let dst = self.temp();
+            self.emit(Op::TrackGet { dst, track: ti as u16, side: NO_REG });
+            return Self::out(dst, Ty::Int, Iv::new(lo, hi));
+        }
+        let mut cands: Vec<String> = self.locals.iter().map(|l| l.name.clone()).collect();
+        cands.extend(self.cx.env.globals.keys().cloned());
+        let mut d = err("E0306", span, format!("unknown name `{n}`"));
+        if let Some(s) = suggest(n, cands.iter().map(|s| s.as_str())) {
+            d = d.with_note(format!("did you mean `{s}`?"));
+        }
+        self.error(d);
+        Self::out(self.temp(), Ty::Error, Iv::ANY)
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr) -> Out {
+        let x = self.expr(a);
+        // Short-circuit `and` / `or`.
+        if matches!(op, BinOp::And | BinOp::Or) {
+            self.expect_ty(&x, &Ty::Bool, a.span, "logical operand");
+            let dst = self.temp();
+            self.emit(Op::Mov { dst, src: x.reg });
+            let j = if op == BinOp::And {
+                self.emit(Op::JumpIfNot { cond: dst, to: 0 })
+            } else {
+                self.emit(Op::JumpIf { cond: dst, to: 0 })
+            };
+            let y = self.expr(b);
+            self.expect_ty(&y, &Ty::Bool, b.span, "logical operand");
+            self.emit(Op::Mov { dst, src: y.reg });
+            let h = self.here();
+            self.patch(j, h);
+            return Self::out(dst, Ty::Bool, Iv::ANY);
+        }
+        let y = self.expr(b);
+        let dst = self.temp();
+        let (ra, rb) = (x.reg, y.reg);
+        let arith = |me: &mut Self| {
+            me.expect_ty(&x, &Ty::Int, a.span, "arithmetic operand");
+            me.expect_ty(&y, &Ty::Int, b.span, "arithmetic operand");
+        };
+        let mut mods = x.mods.clone();
+        mods.extend(y.mods.iter().cloned());
+        let (ty, iv) = match op {
+            BinOp::Add => {
+                arith(self);
+                self.emit(Op::Add { dst, a: ra, b: rb });
+                (Ty::Int, x.iv.add(y.iv))
+            }
+            BinOp::Sub => {
+                arith(self);
+                self.emit(Op::Sub { dst, a: ra, b: rb });
+                (Ty::Int, x.iv.sub(y.iv))
+            }
+            BinOp::Mul => {
+                arith(self);
+                self.emit(Op::Mul { dst, a: ra, b: rb });
+                (Ty::Int, x.iv.mul(y.iv))
+            }
+            BinOp::Div | BinOp::Rem => {
+                arith(self);
+                if op == BinOp::Div {
+                    self.emit(Op::Div { dst, a: ra, b: rb });
+                } else {
+                    self.emit(Op::Rem { dst, a: ra, b: rb });
+                }
+                (Ty::Int, Iv::ANY)
+            }
+            BinOp::Eq | BinOp::Ne => {
+                if !x.ty.fits(&y.ty) {
+                    let g = self.cx.env.group_names();
+                    let m = format!("cannot compare {} with {}", x.ty.name(&g), y.ty.name(&g));
+                    self.error(err("E0301", a.span.to(b.span), m));
+                }
+                if op == BinOp::Eq {
+                    self.emit(Op::Eq { dst, a: ra, b: rb });
+                } else {
+                    self.emit(Op::Ne { dst, a: ra, b: rb });
+                }
+                (Ty::Bool, Iv::ANY)
+            }
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                arith(self);
+                let o = match op {
+                    BinOp::Lt => Op::Lt { dst, a: ra, b: rb },
+                    BinOp::Le => Op::Le { dst, a: ra, b: rb },
+                    BinOp::Gt => Op::Gt { dst, a: ra, b: rb },
+                    _ => Op::Ge { dst, a: ra, b: rb },
+                };
+                self.emit(o);
+                (Ty::Bool, Iv::ANY)
+            }
+            BinOp::And | BinOp::Or => unreachable_and_or(),
+        };
+        Out { reg: dst, ty, iv, mods }
+    }
+
+    fn field(&mut self, obj: &Expr, field: &Ident) -> Out {
+        let o = self.expr(obj);
+        let dst = self.temp();
+        let f = field.name.as_str();
+        let (fld, ty, iv) = match (&o.ty, f) {
+            (Ty::Unit, "hex") => (Field::Hex, Ty::Hex, Iv::ANY),
+            (Ty::Unit, "side") => (Field::Side, Ty::Side, Iv::ANY),
+            (Ty::Unit, "type") => (Field::UnitType, Ty::UnitType, Iv::ANY),
+            (Ty::Unit, "steps") => (Field::Steps, Ty::Int, Iv::new(0, 255)),
+            (Ty::Unit, "on_map") => (Field::OnMap, Ty::Bool, Iv::ANY),
+            (Ty::Unit, name) => match self.cx.env.rating_index(name) {
+                Some(r) => {
+                    self.cx.env.used.insert(name.to_string());
+                    let (_, lo, hi) = self.cx.env.ratings[r].clone();
+                    (Field::Rating(r as u16), Ty::Int, Iv::new(lo, hi))
+                }
+                None => {
+                    let mut cands: Vec<String> = self.cx.env.ratings.iter().map(|r| r.0.clone()).collect();
+                    cands.extend(["hex", "side", "type", "steps", "on_map"].map(String::from));
+                    let mut d =
+                        err("E0106", field.span, format!("units have no rating or attribute `{name}`"));
+                    if let Some(s) = suggest(name, cands.iter().map(|s| s.as_str())) {
+                        d = d.with_note(format!("did you mean `{s}`?"));
+                    }
+                    self.error(d);
+                    return Self::out(dst, Ty::Error, Iv::ANY);
+                }
+            },
+            (Ty::Hex, "terrain") => (Field::Terrain, Ty::Terrain, Iv::ANY),
+            (Ty::Terrain, name) => match self.cx.env.terrain_attrs.iter().position(|a| a.0 == name) {
+                Some(a) => {
+                    let ty = self.cx.env.terrain_attrs[a].1.clone();
+                    (Field::TerrainAttr(a as u16), ty, Iv::ANY)
+                }
+                None => {
+                    self.error(err("E0106", field.span, format!("terrain has no attribute `{name}`")));
+                    return Self::out(dst, Ty::Error, Iv::ANY);
+                }
+            },
+            (Ty::Error, _) => return Self::out(dst, Ty::Error, Iv::ANY),
+            (t, name) => {
+                let g = self.cx.env.group_names();
+                let m = format!("{} has no field `{name}`", t.name(&g));
+                self.error(err("E0106", field.span, m));
+                return Self::out(dst, Ty::Error, Iv::ANY);
+            }
+        };
+        self.emit(Op::Field { dst, obj: o.reg, field: fld });
+        // Bool terrain attributes are stored as 0/1; compare to make a Bool.
+        if ty == Ty::Bool && matches!(fld, Field::TerrainAttr(_)) {
+            let zero = self.load(Value::Int(0));
+            let b = self.temp();
+            self.emit(Op::Ne { dst: b, a: dst, b: zero });
+            return Self::out(b, Ty::Bool, Iv::ANY);
+        }
+        Self::out(dst, ty, iv)
+    }
+
+    fn index(&mut self, base: &Expr, a: &Expr, b: Option<&Expr>, span: Span) -> Out {
+        let ExprKind::Name(n) = &base.kind else {
+            self.error(err("E0301", base.span, "only tables and per-side tracks can be indexed"));
+            return Self::out(self.temp(), Ty::Error, Iv::ANY);
+        };
+        if let Some(t) = self.cx.env.table_index(n) {
+            self.cx.env.used.insert(n.clone());
+            let has_cols = self
+                .cx
+                .tables
+                .get(t)
+                .map(|td| td.columns.len() > 1 || td.columns[0] != (i64::MIN, i64::MAX))
+                .unwrap_or(true);
+            let (col, row) = match (has_cols, b) {
+                (true, Some(b)) => (Some(a), b),
+                (false, None) => (None, a),
+                (true, None) => {
+                    self.error(err(
+                        "E0302",
+                        span,
+                        format!("table `{n}` has columns: write {n}[column, roll]"),
+                    ));
+                    return Self::out(self.temp(), Ty::Error, Iv::ANY);
+                }
+                (false, Some(_)) => {
+                    self.error(err("E0302", span, format!("table `{n}` has no columns: write {n}[roll]")));
+                    return Self::out(self.temp(), Ty::Error, Iv::ANY);
+                }
+            };
+            let col_r = match col {
+                Some(c) => {
+                    let o = self.expr(c);
+                    self.expect_ty(&o, &Ty::Int, c.span, "column key");
+                    o.reg
+                }
+                None => NO_REG,
+            };
+            let ro = self.expr(row);
+            self.expect_ty(&ro, &Ty::Int, row.span, "roll");
+            self.check_off_table(t, &ro, row.span);
+            let dst = self.temp();
+            self.emit(Op::Lookup { dst, table: t as u16, col: col_r, row: ro.reg });
+            let ty = self.cx.env.table_ty.get(t).cloned().unwrap_or(Ty::Error);
+            return Self::out(dst, ty, Iv::ANY);
+        }
+        if let Some(ti) = self.cx.env.track_index(n) {
+            self.cx.env.used.insert(n.clone());
+            let (_, per_side, lo, hi) = self.cx.env.tracks[ti].clone();
+            if !per_side || b.is_some() {
+                self.error(err(
+                    "E0301",
+                    span,
+                    format!(
+                        "track `{n}` is read as {}",
+                        if per_side { "name[side]" } else { "a plain name" }
+                    ),
+                ));
+            }
+            let s = self.expr(a);
+            self.expect_ty(&s, &Ty::Side, a.span, "track index");
+            let dst = self.temp();
+            self.emit(Op::TrackGet { dst, track: ti as u16, side: s.reg });
+            return Self::out(dst, Ty::Int, Iv::new(lo, hi));
+        }
+        let cands: Vec<String> =
+            self.cx.env.tables.iter().chain(self.cx.env.tracks.iter().map(|t| &t.0)).cloned().collect();
+        let mut d = err("E0108", base.span, format!("unknown table or track `{n}`"));
+        if let Some(s) = suggest(n, cands.iter().map(|s| s.as_str())) {
+            d = d.with_note(format!("did you mean `{s}`?"));
+        }
+        self.error(d);
+        Self::out(self.temp(), Ty::Error, Iv::ANY)
+    }
+
+    /// E0406: a roll whose modifiers can take it past a table's rows, when the table
+    /// does not declare `beyond rows clamp`.
+    fn check_off_table(&mut self, t: usize, roll: &Out, span: Span) {
+        let Some(td) = self.cx.tables.get(t) else { return };
+        if td.beyond_rows == Beyond::Clamp || td.rows.is_empty() || !roll.iv.is_known() {
+            return;
+        }
+        let (lo, hi) = (td.rows[0].0, td.rows[td.rows.len() - 1].1);
+        if !roll.iv.within(lo, hi) {
+            let m = format!(
+                "the roll can reach {} but table `{}` has rows {lo}..{hi} and no `beyond rows clamp`",
+                roll.iv, td.name
+            );
+            let mut d = err("E0406", span, m).with_note(
+                "a modifier pushes the roll off the table; clamp it, extend the rows, or cap the modifiers",
+            );
+            let tp = self.cx.table_paras.get(t).cloned().unwrap_or_default();
+            d = d.with_paragraph(tp);
+            for p in &roll.mods {
+                d = d.with_paragraph(p.clone());
+            }
+            self.error(d);
+        }
+    }
+
+    fn call_expr(&mut self, name: &Ident, args: &[Expr], span: Span) -> Out {
+        // `unit("Name")`: a counter, resolved now.
+        if name.name == "unit" {
+            if let [Expr { kind: ExprKind::Str(s), span: sp }] = args {
+                return match self.cx.env.counters.iter().position(|c| c == s) {
+                    Some(i) => {
+                        let r = self.load(Value::Unit(i as u16));
+                        Self::out(r, Ty::Unit, Iv::ANY)
+                    }
+                    None => {
+                        self.error(err("E0505", *sp, format!("no counter named {s:?}")));
+                        Self::out(self.temp(), Ty::Error, Iv::ANY)
+                    }
+                };
+            }
+        }
+        if let Some(sig) = self.cx.env.callables.get(&name.name).cloned() {
+            self.cx.env.used.insert(name.name.clone());
+            if sig.kind == CallableKind::Procedure {
+                self.error(err(
+                    "E0301",
+                    span,
+                    format!("`{}` is a procedure: use `call {}(...)` as a statement", name.name, name.name),
+                ));
+            }
+            return self.call_user(&sig, name, args, span);
+        }
+        let Some(bi) = self.cx.builtins.iter().position(|b| b.name == name.name) else {
+            let mut cands: Vec<String> = self.cx.env.callables.keys().cloned().collect();
+            cands.extend(self.cx.builtins.iter().map(|b| b.name.to_string()));
+            let mut d = err("E0109", name.span, format!("unknown function `{}`", name.name));
+            if let Some(s) = suggest(&name.name, cands.iter().map(|s| s.as_str())) {
+                d = d.with_note(format!("did you mean `{s}`?"));
+            }
+            self.error(d);
+            for a in args {
+                self.expr(a);
+            }
+            return Self::out(self.temp(), Ty::Error, Iv::ANY);
+        };
+        let (b, params, ret, effect, iv) = {
+            let s = &self.cx.builtins[bi];
+            (s.b, s.params.clone(), s.ret.clone(), s.effect, s.iv)
+        };
+        if effect && self.pure {
+            self.error(err(
+                "E0304",
+                span,
+                format!("`{}` changes the game and is not allowed in a {}", name.name, self.what),
+            ));
+        }
+        if args.len() != params.len() {
+            self.error(err(
+                "E0302",
+                span,
+                format!("`{}` takes {} argument(s), {} given", name.name, params.len(), args.len()),
+            ));
+            return Self::out(self.temp(), Ty::Error, Iv::ANY);
+        }
+        let mut regs = Vec::new();
+        let mut ret = ret;
+        let mut list_elem = Ty::Error;
+        let mut ruling: Option<usize> = None;
+        let mut mods = Vec::new();
+        for (i, (p, a)) in params.iter().zip(args).enumerate() {
+            let what = format!("argument {} of `{}`", i + 1, name.name);
+            let r = match p {
+                P::T(t) => {
+                    let o = self.expr(a);
+                    self.expect_ty(&o, t, a.span, &what);
+                    if b == Builtin::LookupShifted && i == 3 {
+                        if let Some(Value::Int(t)) = regs.first().and_then(|&(_, v)| v) {
+                            self.check_off_table(t as usize, &o, a.span);
+                        }
+                    }
+                    mods.extend(o.mods.iter().cloned());
+                    (o.reg, None)
+                }
+                P::AnyList => {
+                    let o = self.expr(a);
+                    list_elem = self.elem_ty(&o, a.span);
+                    (o.reg, None)
+                }
+                P::Elem => {
+                    let o = self.expr(a);
+                    self.expect_ty(&o, &list_elem.clone(), a.span, &what);
+                    (o.reg, None)
+                }
+                _ => {
+                    let ExprKind::Name(n) = &a.kind else {
+                        self.error(err("E0301", a.span, format!("{what} must be a name")));
+                        continue;
+                    };
+                    let idx = self.static_name(p, n, a.span, &mut ruling, &mut ret);
+                    match idx {
+                        Some(ix) => {
+                            let v = Value::Int(ix as i64);
+                            (self.load(v), Some(v))
+                        }
+                        None => continue,
+                    }
+                }
+            };
+            regs.push(r);
+        }
+        if regs.len() != params.len() {
+            return Self::out(self.temp(), Ty::Error, Iv::ANY);
+        }
+        let base = self.next;
+        for (r, _) in &regs {
+            let t = self.temp();
+            self.emit(Op::Mov { dst: t, src: *r });
+        }
+        let dst = self.temp();
+        self.emit(Op::Builtin { b, args: base, argc: regs.len() as u16, dst });
+        Out { reg: dst, ty: ret, iv, mods }
+    }
+
+    /// Resolve a compile-time name argument of a built-in to its index.
+    fn static_name(
+        &mut self,
+        p: &P,
+        n: &str,
+        span: Span,
+        ruling: &mut Option<usize>,
+        ret: &mut Ty,
+    ) -> Option<usize> {
+        let env = &mut *self.cx.env;
+        let (found, kind, cands): (Option<usize>, &str, Vec<String>) = match p {
+            P::Region => (env.regions.iter().position(|r| r == n), "region", env.regions.clone()),
+            P::Feature => (env.hexsides.iter().position(|r| r == n), "hexside feature", env.hexsides.clone()),
+            P::HexsideAttr => (
+                env.hexside_attrs.iter().position(|r| r.0 == n),
+                "hexside attribute",
+                env.hexside_attrs.iter().map(|a| a.0.clone()).collect(),
+            ),
+            P::Flag => (env.flags.iter().position(|r| r == n), "scenario flag", env.flags.clone()),
+            P::Ruling => {
+                let f = env.rulings.iter().position(|r| r.0 == n);
+                *ruling = f;
+                (f, "ruling", env.rulings.iter().map(|r| r.0.clone()).collect())
+            }
+            P::Alt => match ruling {
+                Some(r) => {
+                    let alts = env.rulings[*r].1.clone();
+                    (alts.iter().position(|a| a == n), "alternative", alts)
+                }
+                None => return None,
+            },
+            P::Table => {
+                let f = env.table_index(n);
+                if let Some(t) = f {
+                    *ret = env.table_ty.get(t).cloned().unwrap_or(Ty::Error);
+                }
+                (f, "table", env.tables.clone())
+            }
+            P::T(_) | P::AnyList | P::Elem => return None,
+        };
+        if found.is_some() {
+            env.used.insert(n.to_string());
+        }
+        if found.is_none() {
+            let code = match p {
+                P::Region => "E0112",
+                P::Feature | P::HexsideAttr => "E0111",
+                P::Table => "E0108",
+                _ => "E0114",
+            };
+            let mut d = err(code, span, format!("unknown {kind} `{n}`"));
+            if let Some(s) = suggest(n, cands.iter().map(|s| s.as_str())) {
+                d = d.with_note(format!("did you mean `{s}`?"));
+            }
+            self.error(d);
+        }
+        found
+    }
+
+    /// Emit `Ret` of a register.
+    pub fn ret(&mut self, r: Reg) {
+        self.emit(Op::Ret { src: r });
+    }
+
+    /// Compile a modifier set's body: params already declared, then the base value.
+    pub fn modifiers(&mut self, m: &Modifiers) -> (Iv, Vec<String>) {
+        let base = self.locals.last().map(|l| l.reg).unwrap_or(0);
+        let num = self.load(Value::Int(1));
+        let den = self.load(Value::Int(1));
+        let add = self.load(Value::Int(0));
+        let mut lo = 0i64;
+        let mut hi = 0i64;
+        let mut paras = vec![self.para_text()];
+        for line in &m.lines {
+            let saved = self.span;
+            self.span = line.span;
+            let keep = self.next;
+            self.with_anchor(&line.anchor, |me| {
+                let c = me.expr(&line.when);
+                me.expect_ty(&c, &Ty::Bool, line.when.span, "modifier condition");
+                let jf = me.emit(Op::JumpIfNot { cond: c.reg, to: 0 });
+                match &line.effect {
+                    ModEffect::Mul { num: n, den: d } => {
+                        let rn = me.load(Value::Int(*n));
+                        let rd = me.load(Value::Int(*d));
+                        me.emit(Op::Mul { dst: num, a: num, b: rn });
+                        me.emit(Op::Mul { dst: den, a: den, b: rd });
+                    }
+                    ModEffect::Add { negative, amount } => {
+                        let (r, iv) = match amount {
+                            AddAmount::Int(i) => (me.load(Value::Int(*i)), Iv::exact(*i)),
+                            AddAmount::Name(id) => {
+                                let e = Expr { kind: ExprKind::Name(id.name.clone()), span: id.span };
+                                let o = me.expr(&e);
+                                me.expect_ty(&o, &Ty::Int, id.span, "modifier amount");
+                                (o.reg, o.iv)
+                            }
+                        };
+                        let iv = if *negative { iv.neg() } else { iv };
+                        lo = lo.saturating_add(iv.lo.min(0));
+                        hi = hi.saturating_add(iv.hi.max(0));
+                        if m.best_only {
+                            let t = me.temp();
+                            if *negative {
+                                me.emit(Op::Neg { dst: t, a: r });
+                            } else {
+                                me.emit(Op::Mov { dst: t, src: r });
+                            }
+                            let args = me.temp();
+                            let a2 = me.temp();
+                            me.emit(Op::Mov { dst: args, src: add });
+                            me.emit(Op::Mov { dst: a2, src: t });
+                            me.emit(Op::Builtin { b: Builtin::Max, args, argc: 2, dst: add });
+                        } else if *negative {
+                            me.emit(Op::Sub { dst: add, a: add, b: r });
+                        } else {
+                            me.emit(Op::Add { dst: add, a: add, b: r });
+                        }
+                    }
+                }
+                let h = me.here();
+                me.patch(jf, h);
+                let p = me.para_text();
+                if !paras.contains(&p) {
+                    paras.push(p);
+                }
+            });
+            self.next = keep;
+            self.span = saved;
+        }
+        // result = round(base * num / den) + add, capped.
+        let prod = self.temp();
+        self.emit(Op::Mul { dst: prod, a: base, b: num });
+        let res = self.temp();
+        match m.round {
+            Some((RoundDir::Up, _)) => {
+                let args = self.temp();
+                let a2 = self.temp();
+                self.emit(Op::Mov { dst: args, src: prod });
+                self.emit(Op::Mov { dst: a2, src: den });
+                self.emit(Op::Builtin { b: Builtin::CeilDiv, args, argc: 2, dst: res });
+            }
+            _ => {
+                self.emit(Op::Div { dst: res, a: prod, b: den });
+            }
+        }
+        self.emit(Op::Add { dst: res, a: res, b: add });
+        let mut iv = Iv::new(lo, hi);
+        if let Some(cap) = m.cap {
+            for (bi, bound) in [(Builtin::Max, cap.lo), (Builtin::Min, cap.hi)] {
+                let args = self.temp();
+                let a2 = self.temp();
+                self.emit(Op::Mov { dst: args, src: res });
+                let k = self.cx.konst(Value::Int(bound));
+                self.emit(Op::Const { dst: a2, k });
+                self.emit(Op::Builtin { b: bi, args, argc: 2, dst: res });
+            }
+            iv = Iv::new(lo.max(cap.lo), hi.min(cap.hi));
+        }
+        self.emit(Op::Ret { src: res });
+        (iv, paras)
+    }
+}
+
+fn unreachable_and_or() -> (Ty, Iv) {
+    (Ty::Error, Iv::ANY)
+}
+
+impl<'a> Cx<'a> {
+    /// Map size for hex literals in code.
+    pub fn env_map_dims(&self) -> crate::map::Dims {
+        self.env.map_dims
+    }
+}

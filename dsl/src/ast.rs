@@ -1,0 +1,527 @@
+//! The spanned abstract syntax tree of the rules language.
+//!
+//! This is the contract between the parser (`lower.rs`, the only place that sees
+//! pest) and the compiler. Every node that can be the subject of a diagnostic carries
+//! a [`Span`]; every declaration carries the paragraph anchors it encodes.
+
+use serde::Serialize;
+
+/// Index of a source file in the [`crate::SourceMap`].
+pub type FileId = u32;
+
+/// A byte range in one source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Default)]
+pub struct Span {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span { file, start: start as u32, end: end as u32 }
+    }
+    /// The smallest span covering both (same file assumed; `self` wins otherwise).
+    pub fn to(self, other: Span) -> Span {
+        if self.file != other.file {
+            return self;
+        }
+        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+}
+
+/// A name with its location.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A paragraph anchor as written: `§7.1.2`, `§7.1.2.B`, `§Rule 11.F`, `§Exclusive[12.]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Anchor {
+    /// The text after `§`, normalised (single spaces).
+    pub text: String,
+    pub span: Span,
+}
+
+/// A whole compilation unit: all files of one rulebook directory.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Rulebook {
+    pub headers: Vec<Header>,
+    pub contents: Vec<ContentsEntry>,
+    pub decls: Vec<Decl>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Header {
+    pub title: String,
+    pub numbering: Vec<Ident>,
+    pub dice: Option<Dice>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Dice {
+    pub count: u32,
+    pub sides: u32,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ContentsEntry {
+    pub anchor: Anchor,
+    pub title: String,
+    pub waived: Option<String>,
+    pub span: Span,
+}
+
+/// A declaration with the anchors it encodes (at least one).
+#[derive(Clone, Debug, Serialize)]
+pub struct Decl {
+    pub anchors: Vec<Anchor>,
+    pub kind: DeclKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Supplied {
+    pub reason: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct IntRange {
+    pub lo: i64,
+    pub hi: i64,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum DeclKind {
+    Sides(Vec<Ident>),
+    Rating { name: Ident, range: IntRange, doc: Option<String> },
+    Classes(Vec<Ident>),
+    Unit { name: Ident, classes: Vec<Ident>, steps: Option<(i64, Span)> },
+    Marker { name: Ident, target: MarkerTarget },
+    Track { name: Ident, per_side: bool, range: IntRange },
+    Terrain { name: Ident, supplied: Option<Supplied>, attrs: Vec<Attr> },
+    Hexside { name: Ident, supplied: Option<Supplied>, attrs: Vec<Attr> },
+    Results { name: Ident, codes: Vec<Ident> },
+    Table(Table),
+    Modifiers(Modifiers),
+    Fn { name: Ident, params: Vec<Param>, ret: TypeExpr, body: Expr },
+    Procedure { name: Ident, params: Vec<Param>, body: Block },
+    Movement(Vec<Hook>),
+    Retreat(Vec<Hook>),
+    ZoneOfControl(Ident),
+    Trigger { name: Ident, once: bool, when: Expr, body: Block },
+    Sequence(Block),
+    Ruling(Ruling),
+    Map(Map),
+    Counters { supplied: Option<Supplied>, counters: Vec<Counter> },
+    Scenario(Scenario),
+    Example(Example),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum MarkerTarget {
+    Unit,
+    Hex,
+    Side,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Attr {
+    pub name: Ident,
+    pub value: Literal,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum LiteralKind {
+    Int(i64),
+    Ratio(i64, i64),
+    Bool(bool),
+    Str(String),
+    Name(String),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Literal {
+    pub kind: LiteralKind,
+    pub span: Span,
+}
+
+// ------------------------------------------------------------------ tables
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Table {
+    pub name: Ident,
+    pub supplied: Option<Supplied>,
+    pub roll: Option<Dice>,
+    /// The result type (a `results` declaration) of the cells; `None` for Int cells.
+    pub result: Option<Ident>,
+    pub columns: Option<Columns>,
+    pub beyond_rows: Option<(Beyond, Span)>,
+    pub beyond_columns: Option<(Beyond, Span)>,
+    pub rows: Vec<TableRow>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Beyond {
+    Clamp,
+    Error,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Columns {
+    pub key: Ident,
+    pub ranges: Vec<OpenRange>,
+    pub span: Span,
+}
+
+/// `lo..hi`, `..hi`, `lo..` or a single value; bounds inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct OpenRange {
+    pub lo: Option<i64>,
+    pub hi: Option<i64>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TableRow {
+    pub lo: i64,
+    pub hi: i64,
+    pub key_span: Span,
+    pub cells: Vec<Cell>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum Cell {
+    Code(Ident),
+    Int(i64, Span),
+}
+
+impl Cell {
+    pub fn span(&self) -> Span {
+        match self {
+            Cell::Code(i) => i.span,
+            Cell::Int(_, s) => *s,
+        }
+    }
+}
+
+// ------------------------------------------------------------------ modifiers
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Modifiers {
+    pub name: Ident,
+    pub params: Vec<Param>,
+    pub lines: Vec<ModifierLine>,
+    pub round: Option<(RoundDir, Span)>,
+    pub cap: Option<IntRange>,
+    pub best_only: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ModifierLine {
+    pub anchor: Option<Anchor>,
+    pub effect: ModEffect,
+    pub when: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum ModEffect {
+    /// `+2`, `-1`, or `+lr` (a parameter or rating name evaluated at run time).
+    Add { negative: bool, amount: AddAmount },
+    /// `x2`, `x1/2`.
+    Mul { num: i64, den: i64 },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum AddAmount {
+    Int(i64),
+    Name(Ident),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum RoundDir {
+    Up,
+    Down,
+}
+
+// ------------------------------------------------------------------ functions
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Param {
+    pub name: Ident,
+    pub ty: TypeExpr,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum TypeExpr {
+    Named(Ident),
+    List(Box<TypeExpr>, Span),
+}
+
+impl TypeExpr {
+    pub fn span(&self) -> Span {
+        match self {
+            TypeExpr::Named(i) => i.span,
+            TypeExpr::List(_, s) => *s,
+        }
+    }
+}
+
+/// `name: fn_name;` or `name: [end f, each g];` inside `movement` / `retreat`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Hook {
+    pub name: Ident,
+    pub value: HookValue,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum HookValue {
+    Fn(Ident),
+    List(Vec<(Option<HookScope>, Ident)>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum HookScope {
+    End,
+    Each,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Ruling {
+    pub name: Ident,
+    pub question: String,
+    pub alternatives: Vec<RulingAlt>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RulingAlt {
+    pub is_default: bool,
+    pub name: Ident,
+    pub reading: String,
+}
+
+// ------------------------------------------------------------------ map, counters, scenarios
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Map {
+    pub title: String,
+    pub supplied: Option<Supplied>,
+    pub grid: Option<Grid>,
+    pub default_terrain: Option<Ident>,
+    pub terrain: Vec<(Ident, Vec<HexItem>)>,
+    pub hexsides: Vec<(Ident, Vec<SideItem>)>,
+    pub regions: Vec<(Ident, Vec<HexItem>)>,
+    pub exit_edges: Vec<Ident>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Grid {
+    pub cols: i64,
+    pub rows: i64,
+    pub even_down: bool,
+    pub span: Span,
+}
+
+/// A hex id as written on the map (`0412`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HexLit {
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum HexItem {
+    One(HexLit),
+    /// Every hex whose column and row lie between the two corners.
+    Rect(HexLit, HexLit),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum SideItem {
+    Pair(HexLit, HexLit),
+    Path(Vec<HexLit>),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Counter {
+    pub side: Ident,
+    pub name: String,
+    pub name_span: Span,
+    pub unit_type: Ident,
+    /// Rating values; several values are per step, strongest first.
+    pub values: Vec<(Ident, Vec<i64>)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Scenario {
+    pub id: String,
+    pub title: String,
+    pub turns: Option<(i64, Span)>,
+    pub order: Vec<Ident>,
+    pub track_starts: Vec<TrackStart>,
+    pub flags: Vec<(Ident, bool)>,
+    pub setups: Vec<Setup>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TrackStart {
+    pub track: Ident,
+    pub values: Vec<(Ident, i64)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Setup {
+    pub anchor: Option<Anchor>,
+    pub side: Ident,
+    pub supplied: Option<Supplied>,
+    pub placements: Vec<Placement>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Placement {
+    pub unit: String,
+    pub unit_span: Span,
+    pub hex: HexLit,
+    /// `enters turn N at HEX`: a reinforcement.
+    pub enters_turn: Option<i64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Example {
+    pub title: String,
+    pub items: Vec<ExampleItem>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum ExampleItem {
+    Scenario(String, Span),
+    Place { unit: String, hex: HexLit, span: Span },
+    Dice(Vec<i64>, Span),
+    Run { procedure: Ident, args: Vec<Expr>, span: Span },
+    Expect(Expr),
+}
+
+// ------------------------------------------------------------------ statements
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Stmt {
+    pub anchor: Option<Anchor>,
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum StmtKind {
+    Let { name: Ident, value: Expr },
+    Set { name: Ident, value: Expr },
+    If { cond: Expr, then: Block, els: Option<Block> },
+    For { var: Ident, iter: Expr, body: Block },
+    While { cond: Expr, body: Block },
+    Turns { count: Expr, body: Block },
+    Phase { name: Ident, side: Expr, body: Block },
+    Call { name: Ident, args: Vec<Expr> },
+    Return,
+    Move { unit: Expr, to: Expr },
+    Eliminate(Expr),
+    Remove(Expr),
+    LoseStep(Expr),
+    Mark { target: Expr, marker: Ident },
+    Unmark { target: Expr, marker: Ident },
+    Adjust { track: Ident, index: Option<Expr>, by: Expr },
+    Retreat { unit: Expr, hexes: Expr },
+    Win { side: Expr, reason: String },
+    Draw { reason: String },
+    Log { message: String, args: Vec<Expr> },
+}
+
+// ------------------------------------------------------------------ expressions
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Quant {
+    Sum,
+    Count,
+    Any,
+    All,
+    Min,
+    Max,
+    Filter,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum ExprKind {
+    Int(i64),
+    Bool(bool),
+    Str(String),
+    /// `@0412`
+    Hex(String),
+    Name(String),
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+    Call(Ident, Vec<Expr>),
+    Field(Box<Expr>, Ident),
+    /// `t[a]` or `t[a, b]`: table lookup or per-side track read.
+    Index(Box<Expr>, Box<Expr>, Option<Box<Expr>>),
+    Is(Box<Expr>, Ident),
+    Has(Box<Expr>, Ident),
+    Roll(Dice),
+    Choose {
+        var: Ident,
+        from: Box<Expr>,
+        by: Box<Expr>,
+        prefer: Option<Box<Expr>>,
+        or_none: bool,
+        what: String,
+    },
+    Quant {
+        q: Quant,
+        var: Ident,
+        iter: Box<Expr>,
+        filter: Option<Box<Expr>>,
+        body: Option<Box<Expr>>,
+    },
+    List(Vec<Expr>),
+}

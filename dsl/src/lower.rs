@@ -1,0 +1,1207 @@
+//! Lowering from pest's parse tree into the spanned AST of [`crate::ast`].
+//!
+//! One method per grammar rule. The grammar guarantees the shape of every pair, so the
+//! cursor helpers below only fail on a grammar/lowering mismatch (a bug, caught by the
+//! tests). Semantic checks that pest cannot express (integer ranges, dice, ratios)
+//! produce diagnostics here: E0002 (number out of range), E0003 (bad ratio or dice).
+
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use crate::parser::{Rule, RulesParser};
+use crate::syntax_error;
+use pest::iterators::{Pair, Pairs};
+use pest::Parser;
+
+type P<'i> = Pair<'i, Rule>;
+
+/// Deepest nesting of expressions and blocks the lowering accepts.
+const MAX_DEPTH: u32 = 200;
+/// Most dice a roll may throw.
+const MAX_DICE: u32 = 100;
+
+/// Parse one file.
+pub fn parse_file(file: FileId, text: &str) -> Result<Rulebook, Vec<Diagnostic>> {
+    let pairs = match RulesParser::parse(Rule::file, text) {
+        Ok(p) => p,
+        Err(first) => {
+            // Parse again collecting pest's parse attempts, which name the rules and
+            // tokens expected at the error. The setting is process-wide and stays on:
+            // it only slows parsing down, and only after a syntax error was seen.
+            pest::set_error_detail(true);
+            let e = RulesParser::parse(Rule::file, text).err().unwrap_or(first);
+            return Err(vec![syntax_error::convert(file, text, e)]);
+        }
+    };
+    let mut l = Lowerer { file, diags: Vec::new(), depth: 0, trivia: trivia_runs(text) };
+    let mut book = Rulebook::default();
+    for p in pairs {
+        // `file` contains `item*` and `EOI`.
+        for item in p.into_inner() {
+            if item.as_rule() == Rule::item {
+                l.item(item, &mut book);
+            }
+        }
+    }
+    if l.diags.is_empty() {
+        Ok(book)
+    } else {
+        Err(l.diags)
+    }
+}
+
+/// A cursor over the children of one pair.
+struct Kids<'i> {
+    it: std::iter::Peekable<Pairs<'i, Rule>>,
+}
+
+impl<'i> Kids<'i> {
+    fn of(p: P<'i>) -> Kids<'i> {
+        Kids { it: p.into_inner().peekable() }
+    }
+    /// The next child; the grammar guarantees it exists.
+    fn next(&mut self) -> P<'i> {
+        self.it.next().expect("grammar and lowering disagree: missing child")
+    }
+    /// The next child if it is a `rule`.
+    fn opt(&mut self, rule: Rule) -> Option<P<'i>> {
+        self.it.next_if(|p| p.as_rule() == rule)
+    }
+    fn rest(self) -> impl Iterator<Item = P<'i>> {
+        self.it
+    }
+}
+
+struct Lowerer {
+    file: FileId,
+    diags: Vec<Diagnostic>,
+    depth: u32,
+    /// Maximal runs of whitespace and comments, in order (see [`trivia_runs`]).
+    trivia: Vec<(usize, usize)>,
+}
+
+impl Lowerer {
+    /// The span of a pair without trailing whitespace and comments (pest includes the
+    /// whitespace skipped before a failed optional or repetition at the end of a rule).
+    fn span(&self, p: &P) -> Span {
+        let s = p.as_span();
+        Span::new(self.file, s.start(), self.trim_end(s.start(), s.end()))
+    }
+
+    fn trim_end(&self, start: usize, end: usize) -> usize {
+        // The run that ends at or contains `end`, if any.
+        let i = self.trivia.partition_point(|&(s, _)| s < end);
+        match i.checked_sub(1).map(|i| self.trivia[i]) {
+            Some((s, e)) if end <= e => s.max(start),
+            _ => end,
+        }
+    }
+
+    // ------------------------------------------------------------ tokens
+
+    fn ident(&self, p: P) -> Ident {
+        debug_assert_eq!(p.as_rule(), Rule::ident);
+        Ident { name: p.as_str().to_string(), span: self.span(&p) }
+    }
+
+    fn ident_list(&self, p: P) -> Vec<Ident> {
+        p.into_inner().map(|i| self.ident(i)).collect()
+    }
+
+    fn string(&self, p: P) -> String {
+        // string = ${ "\"" ~ str_inner ~ "\"" }
+        let inner = p.into_inner().next().map(|i| i.as_str()).unwrap_or("");
+        unescape(inner)
+    }
+
+    fn int(&mut self, p: P) -> i64 {
+        self.int_text(p.as_str(), self.span(&p))
+    }
+
+    fn int_text(&mut self, text: &str, span: Span) -> i64 {
+        match text.parse::<i64>() {
+            Ok(v) => v,
+            Err(_) => {
+                self.diags.push(
+                    Diagnostic::error("E0002", span, format!("number `{text}` is out of range"))
+                        .with_note(format!("numbers must lie between {} and {}", i64::MIN, i64::MAX)),
+                );
+                0
+            }
+        }
+    }
+
+    fn int_range(&mut self, p: P) -> IntRange {
+        let span = self.span(&p);
+        let mut k = Kids::of(p);
+        let lo = self.int(k.next());
+        let hi = self.int(k.next());
+        IntRange { lo, hi, span }
+    }
+
+    fn anchor(&self, p: P) -> Anchor {
+        let span = self.span(&p);
+        let body = p.into_inner().next().map(|b| b.as_str()).unwrap_or("");
+        Anchor { text: normalise_anchor(body), span }
+    }
+
+    fn dice(&mut self, p: P) -> Dice {
+        let span = self.span(&p);
+        let text = p.as_str();
+        let (count, sides) = text.split_once('d').unwrap_or(("", text));
+        let (count, sides) =
+            match (if count.is_empty() { Ok(1) } else { count.parse::<u32>() }, sides.parse::<u32>()) {
+                (Ok(c), Ok(s)) => (c, s),
+                _ => {
+                    self.diags.push(Diagnostic::error(
+                        "E0002",
+                        span,
+                        format!("dice `{text}`: number out of range"),
+                    ));
+                    return Dice { count: 1, sides: 1, span };
+                }
+            };
+        let bad = if sides == 0 {
+            Some("dice must have at least one side")
+        } else if count == 0 {
+            Some("a roll must throw at least one die")
+        } else if count > MAX_DICE {
+            Some("a roll may throw at most 100 dice")
+        } else {
+            None
+        };
+        if let Some(msg) = bad {
+            self.diags.push(Diagnostic::error("E0003", span, format!("bad dice `{text}`: {msg}")));
+        }
+        Dice { count, sides, span }
+    }
+
+    fn hex_lit(&self, p: P) -> HexLit {
+        HexLit { text: p.as_str().to_string(), span: self.span(&p) }
+    }
+
+    fn supplied(&self, p: Option<P>) -> Option<Supplied> {
+        let p = p?;
+        let span = self.span(&p);
+        Some(Supplied { reason: self.string(Kids::of(p).next()), span })
+    }
+
+    fn literal(&mut self, p: P) -> Literal {
+        let span = self.span(&p);
+        let inner = Kids::of(p).next();
+        let kind = match inner.as_rule() {
+            Rule::bool_lit => LiteralKind::Bool(inner.as_str() == "true"),
+            Rule::ratio => {
+                let mut k = Kids::of(inner);
+                let num = self.int(k.next());
+                let den_p = k.next();
+                let den_span = self.span(&den_p);
+                let den = self.int(den_p);
+                if den == 0 {
+                    self.diags.push(Diagnostic::error(
+                        "E0003",
+                        den_span,
+                        "a ratio's denominator must not be zero",
+                    ));
+                }
+                LiteralKind::Ratio(num, den)
+            }
+            Rule::int => LiteralKind::Int(self.int(inner)),
+            Rule::string => LiteralKind::Str(self.string(inner)),
+            _ => LiteralKind::Name(inner.as_str().to_string()),
+        };
+        Literal { kind, span }
+    }
+
+    // ------------------------------------------------------------ items
+
+    fn item(&mut self, p: P, book: &mut Rulebook) {
+        let inner = Kids::of(p).next();
+        match inner.as_rule() {
+            Rule::header => book.headers.push(self.header(inner)),
+            Rule::contents => {
+                for e in inner.into_inner() {
+                    book.contents.push(self.contents_entry(e));
+                }
+            }
+            _ => book.decls.push(self.anchored(inner)),
+        }
+    }
+
+    fn header(&mut self, p: P) -> Header {
+        let span = self.span(&p);
+        let mut k = Kids::of(p);
+        let title = self.string(k.next());
+        let mut numbering = Vec::new();
+        let mut dice = None;
+        for f in k.rest() {
+            let f = Kids::of(f).next();
+            match f.as_rule() {
+                Rule::numbering => numbering.extend(f.into_inner().map(|i| self.ident(i))),
+                _ => dice = Some(self.dice(Kids::of(f).next())),
+            }
+        }
+        Header { title, numbering, dice, span }
+    }
+
+    fn contents_entry(&mut self, p: P) -> ContentsEntry {
+        let span = self.span(&p);
+        let mut k = Kids::of(p);
+        let anchor = self.anchor(k.next());
+        let title = self.string(k.next());
+        let waived = k.opt(Rule::waiver).map(|w| self.string(Kids::of(w).next()));
+        ContentsEntry { anchor, title, waived, span }
+    }
+
+    fn anchored(&mut self, p: P) -> Decl {
+        let span = self.span(&p);
+        let mut anchors = Vec::new();
+        let mut decl = None;
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::anchor => anchors.push(self.anchor(c)),
+                _ => decl = Some(c),
+            }
+        }
+        let decl = decl.expect("grammar and lowering disagree: anchored without decl");
+        let kind = self.decl(Kids::of(decl).next());
+        Decl { anchors, kind, span }
+    }
+
+    fn decl(&mut self, p: P) -> DeclKind {
+        let rule = p.as_rule();
+        let span = self.span(&p);
+        let mut k = Kids::of(p);
+        match rule {
+            Rule::sides_decl => DeclKind::Sides(self.ident_list(k.next())),
+            Rule::rating_decl => {
+                let name = self.ident(k.next());
+                let range = self.int_range(k.next());
+                let doc = k.opt(Rule::string).map(|s| self.string(s));
+                DeclKind::Rating { name, range, doc }
+            }
+            Rule::class_decl => DeclKind::Classes(self.ident_list(k.next())),
+            Rule::unit_decl => {
+                let name = self.ident(k.next());
+                let classes = self.ident_list(k.next());
+                let steps = k.opt(Rule::steps_clause).map(|s| {
+                    let i = Kids::of(s).next();
+                    let sp = self.span(&i);
+                    (self.int(i), sp)
+                });
+                DeclKind::Unit { name, classes, steps }
+            }
+            Rule::marker_decl => {
+                let name = self.ident(k.next());
+                let target = match k.next().as_str() {
+                    "hex" => MarkerTarget::Hex,
+                    "side" => MarkerTarget::Side,
+                    _ => MarkerTarget::Unit,
+                };
+                DeclKind::Marker { name, target }
+            }
+            Rule::track_decl => {
+                let name = self.ident(k.next());
+                let per_side = k.opt(Rule::per_side).is_some();
+                let range = self.int_range(k.next());
+                DeclKind::Track { name, per_side, range }
+            }
+            Rule::terrain_decl | Rule::hexside_decl => {
+                let name = self.ident(k.next());
+                let supplied = self.supplied(k.opt(Rule::supplied));
+                let attrs = k
+                    .next()
+                    .into_inner()
+                    .map(|a| {
+                        let mut ak = Kids::of(a);
+                        let name = self.ident(ak.next());
+                        let value = self.literal(ak.next());
+                        Attr { name, value }
+                    })
+                    .collect();
+                if rule == Rule::terrain_decl {
+                    DeclKind::Terrain { name, supplied, attrs }
+                } else {
+                    DeclKind::Hexside { name, supplied, attrs }
+                }
+            }
+            Rule::results_decl => {
+                let name = self.ident(k.next());
+                let codes = self.ident_list(k.next());
+                DeclKind::Results { name, codes }
+            }
+            Rule::table_decl => DeclKind::Table(self.table(k)),
+            Rule::modifiers_decl => DeclKind::Modifiers(self.modifiers(k)),
+            Rule::fn_decl => {
+                let name = self.ident(k.next());
+                let params = self.params(k.next());
+                let ret = self.type_expr(k.next());
+                let body = self.expr(k.next());
+                DeclKind::Fn { name, params, ret, body }
+            }
+            Rule::procedure_decl => {
+                let name = self.ident(k.next());
+                let params = self.params(k.next());
+                let body = self.block(k.next());
+                DeclKind::Procedure { name, params, body }
+            }
+            Rule::movement_decl => DeclKind::Movement(k.rest().map(|h| self.hook(h)).collect()),
+            Rule::retreat_decl => DeclKind::Retreat(k.rest().map(|h| self.hook(h)).collect()),
+            Rule::zoc_decl => DeclKind::ZoneOfControl(self.ident(k.next())),
+            Rule::trigger_decl => {
+                let name = self.ident(k.next());
+                let once = k.opt(Rule::once).is_some();
+                let when = self.expr(k.next());
+                let body = self.block(k.next());
+                DeclKind::Trigger { name, once, when, body }
+            }
+            Rule::sequence_decl => DeclKind::Sequence(self.block(k.next())),
+            Rule::ruling_decl => {
+                let name = self.ident(k.next());
+                let question = self.string(k.next());
+                let alternatives = k
+                    .rest()
+                    .map(|a| {
+                        let mut ak = Kids::of(a);
+                        let is_default = ak.opt(Rule::default_kw).is_some();
+                        let name = self.ident(ak.next());
+                        let reading = self.string(ak.next());
+                        RulingAlt { is_default, name, reading }
+                    })
+                    .collect();
+                DeclKind::Ruling(Ruling { name, question, alternatives })
+            }
+            Rule::map_decl => DeclKind::Map(self.map(k, span)),
+            Rule::counters_decl => {
+                let supplied = self.supplied(k.opt(Rule::supplied));
+                let counters = k.rest().map(|c| self.counter(c)).collect();
+                DeclKind::Counters { supplied, counters }
+            }
+            Rule::scenario_decl => DeclKind::Scenario(self.scenario(k, span)),
+            Rule::example_decl => {
+                let title = self.string(k.next());
+                let items = k.rest().map(|i| self.example_item(i)).collect();
+                DeclKind::Example(Example { title, items })
+            }
+            other => unreachable!("grammar and lowering disagree: decl {other:?}"),
+        }
+    }
+
+    // ------------------------------------------------------------ tables
+
+    fn table(&mut self, mut k: Kids) -> Table {
+        let name = self.ident(k.next());
+        let supplied = self.supplied(k.opt(Rule::supplied));
+        let mut t = Table {
+            name,
+            supplied,
+            roll: None,
+            result: None,
+            columns: None,
+            beyond_rows: None,
+            beyond_columns: None,
+            rows: Vec::new(),
+        };
+        for c in k.rest() {
+            if c.as_rule() == Rule::table_rows {
+                t.rows = c.into_inner().map(|r| self.table_row(r)).collect();
+                continue;
+            }
+            let c = Kids::of(c).next();
+            let span = self.span(&c);
+            let rule = c.as_rule();
+            let mut ck = Kids::of(c);
+            match rule {
+                Rule::table_roll => t.roll = Some(self.dice(ck.next())),
+                Rule::table_result => t.result = Some(self.ident(ck.next())),
+                Rule::table_columns => {
+                    let key = self.ident(ck.next());
+                    let ranges = ck.next().into_inner().map(|r| self.open_range(r)).collect();
+                    t.columns = Some(Columns { key, ranges, span });
+                }
+                _ => {
+                    let axis = ck.next().as_str();
+                    let mode = if ck.next().as_str() == "error" { Beyond::Error } else { Beyond::Clamp };
+                    if axis == "rows" {
+                        t.beyond_rows = Some((mode, span));
+                    } else {
+                        t.beyond_columns = Some((mode, span));
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    fn open_range(&mut self, p: P) -> OpenRange {
+        let span = self.span(&p);
+        let mut k = Kids::of(p);
+        let first = k.next();
+        if first.as_rule() == Rule::int {
+            let v = self.int(first);
+            return OpenRange { lo: Some(v), hi: Some(v), span };
+        }
+        let lo = first.into_inner().next().map(|i| self.int(i));
+        let hi = k.next().into_inner().next().map(|i| self.int(i));
+        OpenRange { lo, hi, span }
+    }
+
+    fn table_row(&mut self, p: P) -> TableRow {
+        let span = self.span(&p);
+        let mut k = Kids::of(p);
+        let key = k.next();
+        let key_span = self.span(&key);
+        let mut kk = Kids::of(key);
+        let lo = self.int(kk.next());
+        let hi = kk.opt(Rule::int).map(|i| self.int(i)).unwrap_or(lo);
+        let cells = k
+            .rest()
+            .map(|c| {
+                let c = Kids::of(c).next();
+                if c.as_rule() == Rule::int {
+                    let s = self.span(&c);
+                    Cell::Int(self.int(c), s)
+                } else {
+                    Cell::Code(self.ident(c))
+                }
+            })
+            .collect();
+        TableRow { lo, hi, key_span, cells, span }
+    }
+
+    // ------------------------------------------------------------ modifiers
+
+    fn modifiers(&mut self, mut k: Kids) -> Modifiers {
+        let name = self.ident(k.next());
+        let params = self.params(k.next());
+        let mut m = Modifiers { name, params, lines: Vec::new(), round: None, cap: None, best_only: false };
+        for c in k.rest() {
+            if c.as_rule() == Rule::modifier_line {
+                let line = self.modifier_line(c);
+                m.lines.push(line);
+                continue;
+            }
+            let o = Kids::of(c).next();
+            match o.as_rule() {
+                Rule::mod_round => {
+                    let span = self.span(&o);
+                    let dir = if Kids::of(o).next().as_str() == "up" { RoundDir::Up } else { RoundDir::Down };
+                    m.round = Some((dir, span));
+                }
+                Rule::mod_cap => m.cap = Some(self.int_range(Kids::of(o).next())),
+                _ => m.best_only = o.as_str().starts_with("best"),
+            }
+        }
+        m
+    }
+
+    fn modifier_line(&mut self, p: P) -> ModifierLine {
+        let span = self.span(&p);
+        let mut k = Kids::of(p);
+        let anchor = k.opt(Rule::anchor).map(|a| self.anchor(a));
+        let eff = Kids::of(k.next()).next();
+        let effect = if eff.as_rule() == Rule::mod_add {
+            let mut ek = Kids::of(eff);
+            let negative = ek.next().as_str() == "-";
+            let amt = Kids::of(ek.next()).next();
+            let amount = if amt.as_rule() == Rule::int {
+                AddAmount::Int(self.int(amt))
+            } else {
+                AddAmount::Name(self.ident(amt))
+            };
+            ModEffect::Add { negative, amount }
+        } else {
+            let eff_span = self.span(&eff);
+            let mut ek = Kids::of(eff);
+            let num = self.int(ek.next());
+            let den = ek.opt(Rule::int).map(|d| self.int(d)).unwrap_or(1);
+            if den <= 0 || num < 0 {
+                self.diags.push(Diagnostic::error(
+                    "E0003",
+                    eff_span,
+                    format!(
+                        "bad multiplier `{}`: {}",
+                        format_args!("x{num}/{den}"),
+                        if den == 0 {
+                            "the denominator must not be zero"
+                        } else {
+                            "numerator and denominator must not be negative"
+                        }
+                    ),
+                ));
+            }
+            ModEffect::Mul { num, den }
+        };
+        let when = self.expr(k.next());
+        ModifierLine { anchor, effect, when, span }
+    }
+
+    // ------------------------------------------------------------ functions, hooks
+
+    fn params(&mut self, p: P) -> Vec<Param> {
+        p.into_inner()
+            .map(|param| {
+                let mut k = Kids::of(param);
+                let name = self.ident(k.next());
+                let ty = self.type_expr(k.next());
+                Param { name, ty }
+            })
+            .collect()
+    }
+
+    fn type_expr(&mut self, p: P) -> TypeExpr {
+        let inner = Kids::of(p).next();
+        if inner.as_rule() == Rule::list_type {
+            let span = self.span(&inner);
+            let elem = self.type_expr(Kids::of(inner).next());
+            TypeExpr::List(Box::new(elem), span)
+        } else {
+            TypeExpr::Named(self.ident(inner))
+        }
+    }
+
+    fn hook(&mut self, p: P) -> Hook {
+        let mut k = Kids::of(p);
+        let n = k.next();
+        let name = Ident { name: n.as_str().to_string(), span: self.span(&n) };
+        let v = Kids::of(k.next()).next();
+        let value = if v.as_rule() == Rule::hook_list {
+            HookValue::List(
+                v.into_inner()
+                    .map(|item| {
+                        let mut ik = Kids::of(item);
+                        let scope = ik.opt(Rule::hook_scope).map(|s| {
+                            if s.as_str() == "end" {
+                                HookScope::End
+                            } else {
+                                HookScope::Each
+                            }
+                        });
+                        (scope, self.ident(ik.next()))
+                    })
+                    .collect(),
+            )
+        } else {
+            HookValue::Fn(self.ident(v))
+        };
+        Hook { name, value }
+    }
+
+    // ------------------------------------------------------------ map, counters, scenarios
+
+    fn map(&mut self, mut k: Kids, span: Span) -> Map {
+        let title = self.string(k.next());
+        let supplied = self.supplied(k.opt(Rule::supplied));
+        let mut m = Map {
+            title,
+            supplied,
+            grid: None,
+            default_terrain: None,
+            terrain: Vec::new(),
+            hexsides: Vec::new(),
+            regions: Vec::new(),
+            exit_edges: Vec::new(),
+            span,
+        };
+        for item in k.rest() {
+            let item = Kids::of(item).next();
+            let ispan = self.span(&item);
+            let rule = item.as_rule();
+            let mut ik = Kids::of(item);
+            match rule {
+                Rule::grid_clause => {
+                    let cols = self.int(ik.next());
+                    let rows = self.int(ik.next());
+                    let even_down = ik.next().as_str() == "even_down";
+                    m.grid = Some(Grid { cols, rows, even_down, span: ispan });
+                }
+                Rule::map_default => m.default_terrain = Some(self.ident(ik.next())),
+                Rule::map_terrain | Rule::map_region => {
+                    let name = self.ident(ik.next());
+                    let hexes = ik.rest().map(|h| self.hex_item(h)).collect();
+                    if rule == Rule::map_terrain {
+                        m.terrain.push((name, hexes));
+                    } else {
+                        m.regions.push((name, hexes));
+                    }
+                }
+                Rule::map_hexside => {
+                    let name = self.ident(ik.next());
+                    let sides = ik
+                        .rest()
+                        .map(|s| {
+                            let s = Kids::of(s).next();
+                            if s.as_rule() == Rule::side_path {
+                                SideItem::Path(s.into_inner().map(|h| self.hex_lit(h)).collect())
+                            } else {
+                                let mut sk = Kids::of(s);
+                                let a = self.hex_lit(sk.next());
+                                SideItem::Pair(a, self.hex_lit(sk.next()))
+                            }
+                        })
+                        .collect();
+                    m.hexsides.push((name, sides));
+                }
+                _ => m.exit_edges.push(self.ident(ik.next())),
+            }
+        }
+        m
+    }
+
+    fn hex_item(&self, p: P) -> HexItem {
+        let h = Kids::of(p).next();
+        if h.as_rule() == Rule::hex_rect {
+            let mut hk = Kids::of(h);
+            let a = self.hex_lit(hk.next());
+            HexItem::Rect(a, self.hex_lit(hk.next()))
+        } else {
+            HexItem::One(self.hex_lit(h))
+        }
+    }
+
+    fn counter(&mut self, p: P) -> Counter {
+        let span = self.span(&p);
+        let mut k = Kids::of(p);
+        let side = self.ident(k.next());
+        let name_p = k.next();
+        let name_span = self.span(&name_p);
+        let name = self.string(name_p);
+        let unit_type = self.ident(k.next());
+        let values = k
+            .rest()
+            .map(|v| {
+                let mut vk = Kids::of(v);
+                let name = self.ident(vk.next());
+                let vals = vk.rest().map(|i| self.int(i)).collect();
+                (name, vals)
+            })
+            .collect();
+        Counter { side, name, name_span, unit_type, values, span }
+    }
+
+    fn scenario(&mut self, mut k: Kids, span: Span) -> Scenario {
+        let id = self.string(k.next());
+        let title = self.string(k.next());
+        let mut s = Scenario {
+            id,
+            title,
+            turns: None,
+            order: Vec::new(),
+            track_starts: Vec::new(),
+            flags: Vec::new(),
+            setups: Vec::new(),
+            span,
+        };
+        for item in k.rest() {
+            let item = Kids::of(item).next();
+            let ispan = self.span(&item);
+            let rule = item.as_rule();
+            let mut ik = Kids::of(item);
+            match rule {
+                Rule::sc_turns => {
+                    let i = ik.next();
+                    let sp = self.span(&i);
+                    s.turns = Some((self.int(i), sp));
+                }
+                Rule::sc_order => s.order = self.ident_list(ik.next()),
+                Rule::sc_track => {
+                    let track = self.ident(ik.next());
+                    let mut values = Vec::new();
+                    while let Some(side) = ik.opt(Rule::ident) {
+                        let side = self.ident(side);
+                        let v = self.int(ik.next());
+                        values.push((side, v));
+                    }
+                    s.track_starts.push(TrackStart { track, values, span: ispan });
+                }
+                Rule::sc_flag => {
+                    let name = self.ident(ik.next());
+                    s.flags.push((name, ik.next().as_str() == "true"));
+                }
+                _ => {
+                    let anchor = ik.opt(Rule::anchor).map(|a| self.anchor(a));
+                    let side = self.ident(ik.next());
+                    let supplied = self.supplied(ik.opt(Rule::supplied));
+                    let placements = ik.rest().map(|p| self.placement(p)).collect();
+                    s.setups.push(Setup { anchor, side, supplied, placements, span: ispan });
+                }
+            }
+        }
+        s
+    }
+
+    fn placement(&mut self, p: P) -> Placement {
+        let mut k = Kids::of(p);
+        let unit_p = k.next();
+        let unit_span = self.span(&unit_p);
+        let unit = self.string(unit_p);
+        let mut wk = Kids::of(k.next());
+        let enters_turn = wk.opt(Rule::int).map(|i| self.int(i));
+        let hex = self.hex_lit(wk.next());
+        Placement { unit, unit_span, hex, enters_turn }
+    }
+
+    fn example_item(&mut self, p: P) -> ExampleItem {
+        let item = Kids::of(p).next();
+        let span = self.span(&item);
+        let rule = item.as_rule();
+        let mut k = Kids::of(item);
+        match rule {
+            Rule::ex_scenario => ExampleItem::Scenario(self.string(k.next()), span),
+            Rule::ex_place => {
+                let unit = self.string(k.next());
+                let hex = self.hex_lit(k.next());
+                ExampleItem::Place { unit, hex, span }
+            }
+            Rule::ex_dice => ExampleItem::Dice(k.rest().map(|i| self.int(i)).collect(), span),
+            Rule::ex_run => {
+                let procedure = self.ident(k.next());
+                let args = k.rest().map(|e| self.expr(e)).collect();
+                ExampleItem::Run { procedure, args, span }
+            }
+            _ => ExampleItem::Expect(self.expr(k.next())),
+        }
+    }
+
+    // ------------------------------------------------------------ statements
+
+    /// Guard against input nested so deeply that lowering would exhaust the stack.
+    fn enter(&mut self, span: Span) -> bool {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            if !self.diags.iter().any(|d| d.code == "E0001" && d.message.contains("nested")) {
+                self.diags.push(Diagnostic::error(
+                    "E0001",
+                    span,
+                    format!("expressions and blocks are nested more than {MAX_DEPTH} deep"),
+                ));
+            }
+            return false;
+        }
+        true
+    }
+
+    fn block(&mut self, p: P) -> Block {
+        let span = self.span(&p);
+        if !self.enter(span) {
+            self.depth -= 1;
+            return Block { stmts: Vec::new(), span };
+        }
+        let stmts = p.into_inner().map(|s| self.stmt(s)).collect();
+        self.depth -= 1;
+        Block { stmts, span }
+    }
+
+    fn stmt(&mut self, p: P) -> Stmt {
+        let span = self.span(&p);
+        let mut k = Kids::of(p);
+        let anchor = k.opt(Rule::anchor).map(|a| self.anchor(a));
+        let body = Kids::of(k.next()).next();
+        let kind = self.stmt_kind(body);
+        Stmt { anchor, kind, span }
+    }
+
+    fn stmt_kind(&mut self, p: P) -> StmtKind {
+        let rule = p.as_rule();
+        let mut k = Kids::of(p);
+        match rule {
+            Rule::let_stmt | Rule::set_stmt => {
+                let name = self.ident(k.next());
+                let value = self.expr(k.next());
+                if rule == Rule::let_stmt {
+                    StmtKind::Let { name, value }
+                } else {
+                    StmtKind::Set { name, value }
+                }
+            }
+            Rule::if_stmt => {
+                let cond = self.expr(k.next());
+                let then = self.block(k.next());
+                let els = k.it.next().map(|e| {
+                    if e.as_rule() == Rule::block {
+                        self.block(e)
+                    } else {
+                        // `else if`: a block holding the one nested `if` statement.
+                        let span = self.span(&e);
+                        let kind = self.stmt_kind(e);
+                        Block { stmts: vec![Stmt { anchor: None, kind, span }], span }
+                    }
+                });
+                StmtKind::If { cond, then, els }
+            }
+            Rule::for_stmt => {
+                let var = self.ident(k.next());
+                let iter = self.expr(k.next());
+                let body = self.block(k.next());
+                StmtKind::For { var, iter, body }
+            }
+            Rule::while_stmt => {
+                let cond = self.expr(k.next());
+                StmtKind::While { cond, body: self.block(k.next()) }
+            }
+            Rule::turns_stmt => {
+                let count = self.expr(k.next());
+                StmtKind::Turns { count, body: self.block(k.next()) }
+            }
+            Rule::phase_stmt => {
+                let name = self.ident(k.next());
+                let side = self.expr(k.next());
+                StmtKind::Phase { name, side, body: self.block(k.next()) }
+            }
+            Rule::call_stmt => {
+                let name = self.ident(k.next());
+                let args = k.next().into_inner().map(|e| self.expr(e)).collect();
+                StmtKind::Call { name, args }
+            }
+            Rule::return_stmt => StmtKind::Return,
+            Rule::move_stmt => {
+                let unit = self.expr(k.next());
+                StmtKind::Move { unit, to: self.expr(k.next()) }
+            }
+            Rule::eliminate_stmt => StmtKind::Eliminate(self.expr(k.next())),
+            Rule::remove_stmt => StmtKind::Remove(self.expr(k.next())),
+            Rule::lose_step_stmt => StmtKind::LoseStep(self.expr(k.next())),
+            Rule::mark_stmt | Rule::unmark_stmt => {
+                let target = self.expr(k.next());
+                let marker = self.ident(k.next());
+                if rule == Rule::mark_stmt {
+                    StmtKind::Mark { target, marker }
+                } else {
+                    StmtKind::Unmark { target, marker }
+                }
+            }
+            Rule::adjust_stmt => {
+                let track = self.ident(k.next());
+                let first = self.expr(k.next());
+                match k.it.next() {
+                    Some(by) => StmtKind::Adjust { track, index: Some(first), by: self.expr(by) },
+                    None => StmtKind::Adjust { track, index: None, by: first },
+                }
+            }
+            Rule::retreat_stmt => {
+                let unit = self.expr(k.next());
+                StmtKind::Retreat { unit, hexes: self.expr(k.next()) }
+            }
+            Rule::win_stmt => {
+                let side = self.expr(k.next());
+                StmtKind::Win { side, reason: self.string(k.next()) }
+            }
+            Rule::draw_stmt => StmtKind::Draw { reason: self.string(k.next()) },
+            Rule::log_stmt => {
+                let message = self.string(k.next());
+                let args = k.rest().map(|e| self.expr(e)).collect();
+                StmtKind::Log { message, args }
+            }
+            other => unreachable!("grammar and lowering disagree: stmt {other:?}"),
+        }
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    /// Lower any expression-level pair (`expr`, `or_expr`, ..., `primary`). Levels with a
+    /// single child are skipped in a loop, so the recursion depth follows the nesting
+    /// the user wrote, not the number of precedence levels.
+    fn expr(&mut self, p: P) -> Expr {
+        let mut p = p;
+        let mut paren: Option<Span> = None;
+        while is_expr_level(p.as_rule()) {
+            let mut it = p.clone().into_inner();
+            let first = it.next().expect("grammar and lowering disagree: empty expr");
+            if it.next().is_some() {
+                break;
+            }
+            if p.as_rule() == Rule::primary && first.as_rule() == Rule::expr {
+                // `( expr )`: the expression's span includes the parentheses.
+                paren.get_or_insert(self.span(&p));
+            }
+            p = first;
+        }
+        let span = self.span(&p);
+        if !self.enter(span) {
+            self.depth -= 1;
+            return Expr { kind: ExprKind::Int(0), span };
+        }
+        let mut e = self.expr_node(p);
+        self.depth -= 1;
+        if let Some(s) = paren {
+            e.span = s;
+        }
+        e
+    }
+
+    fn boxed(&mut self, p: P) -> Box<Expr> {
+        Box::new(self.expr(p))
+    }
+
+    fn expr_node(&mut self, p: P) -> Expr {
+        let span = self.span(&p);
+        let rule = p.as_rule();
+        let kind = match rule {
+            Rule::if_expr => {
+                let mut k = Kids::of(p);
+                let c = self.boxed(k.next());
+                let t = self.boxed(k.next());
+                let e = self.boxed(k.next());
+                ExprKind::If(c, t, e)
+            }
+            Rule::or_expr | Rule::and_expr | Rule::add_expr | Rule::mul_expr | Rule::cmp_expr => {
+                return self.binary_chain(p)
+            }
+            Rule::not_expr => {
+                let mut k = Kids::of(p);
+                k.next(); // not_kw
+                ExprKind::Not(self.boxed(k.next()))
+            }
+            Rule::unary => {
+                let mut k = Kids::of(p);
+                k.next(); // neg
+                let operand = k.next();
+                // `-5` is the literal -5 (which also makes i64::MIN writable).
+                if let Some(lit) = int_literal(&operand) {
+                    let text = format!("-{}", lit.as_str());
+                    ExprKind::Int(self.int_text(&text, span))
+                } else {
+                    ExprKind::Neg(self.boxed(operand))
+                }
+            }
+            Rule::postfix => return self.postfix(p),
+            Rule::int => ExprKind::Int(self.int(p)),
+            Rule::bool_lit => ExprKind::Bool(p.as_str() == "true"),
+            Rule::string => ExprKind::Str(self.string(p)),
+            Rule::hex_ref => ExprKind::Hex(Kids::of(p).next().as_str().to_string()),
+            Rule::ident => ExprKind::Name(p.as_str().to_string()),
+            Rule::roll_expr => ExprKind::Roll(self.dice(Kids::of(p).next())),
+            Rule::call_expr => {
+                let mut k = Kids::of(p);
+                let name = self.ident(k.next());
+                let args = k.next().into_inner().map(|a| self.expr(a)).collect();
+                ExprKind::Call(name, args)
+            }
+            Rule::list_expr => ExprKind::List(p.into_inner().map(|e| self.expr(e)).collect()),
+            Rule::choose_expr => {
+                let mut k = Kids::of(p);
+                let var = self.ident(k.next());
+                let from = self.boxed(k.next());
+                let by = self.boxed(k.next());
+                let prefer = k.opt(Rule::prefer_clause).map(|c| self.boxed(c));
+                let or_none = k.opt(Rule::or_none).is_some();
+                let what = self.string(k.next());
+                ExprKind::Choose { var, from, by, prefer, or_none, what }
+            }
+            Rule::quant_expr => {
+                let mut k = Kids::of(p);
+                let q = match k.next().as_str() {
+                    "sum" => Quant::Sum,
+                    "count" => Quant::Count,
+                    "any" => Quant::Any,
+                    "all" => Quant::All,
+                    "min" => Quant::Min,
+                    "max" => Quant::Max,
+                    _ => Quant::Filter,
+                };
+                let var = self.ident(k.next());
+                let iter = self.boxed(k.next());
+                let filter = k.opt(Rule::where_clause).map(|c| self.boxed(c));
+                let body = k.opt(Rule::body_clause).map(|c| self.boxed(c));
+                ExprKind::Quant { q, var, iter, filter, body }
+            }
+            other => unreachable!("grammar and lowering disagree: expr {other:?}"),
+        };
+        Expr { kind, span }
+    }
+
+    /// `a op b op c` as `((a op b) op c)`; each node spans from `a` to its right operand.
+    fn binary_chain(&mut self, p: P) -> Expr {
+        let mut k = Kids::of(p);
+        let first = k.next();
+        let start = first.as_span().start();
+        let mut acc = self.expr(first);
+        while let Some(op) = k.it.next() {
+            let op = match (op.as_rule(), op.as_str()) {
+                (Rule::or_kw, _) => BinOp::Or,
+                (Rule::and_kw, _) => BinOp::And,
+                (_, "+") => BinOp::Add,
+                (_, "-") => BinOp::Sub,
+                (_, "*") => BinOp::Mul,
+                (_, "/") => BinOp::Div,
+                (_, "%") => BinOp::Rem,
+                (_, "==") => BinOp::Eq,
+                (_, "!=") => BinOp::Ne,
+                (_, "<=") => BinOp::Le,
+                (_, ">=") => BinOp::Ge,
+                (_, "<") => BinOp::Lt,
+                _ => BinOp::Gt,
+            };
+            let rhs_p = k.next();
+            let end = self.span(&rhs_p).end as usize;
+            let rhs = self.expr(rhs_p);
+            acc = Expr {
+                kind: ExprKind::Binary(op, Box::new(acc), Box::new(rhs)),
+                span: Span::new(self.file, start, end),
+            };
+        }
+        acc
+    }
+
+    fn postfix(&mut self, p: P) -> Expr {
+        let mut k = Kids::of(p);
+        let first = k.next();
+        let start = first.as_span().start();
+        let mut acc = self.expr(first);
+        for op in k.rest() {
+            let span = Span::new(self.file, start, self.span(&op).end as usize);
+            let op = Kids::of(op).next();
+            let rule = op.as_rule();
+            let mut ok = Kids::of(op);
+            let kind = match rule {
+                Rule::field => ExprKind::Field(Box::new(acc), self.ident(ok.next())),
+                Rule::index => {
+                    let a = self.boxed(ok.next());
+                    let b = ok.it.next().map(|b| self.boxed(b));
+                    ExprKind::Index(Box::new(acc), a, b)
+                }
+                Rule::is_test => {
+                    ok.next(); // is_kw
+                    ExprKind::Is(Box::new(acc), self.ident(ok.next()))
+                }
+                _ => {
+                    ok.next(); // has_kw
+                    ExprKind::Has(Box::new(acc), self.ident(ok.next()))
+                }
+            };
+            acc = Expr { kind, span };
+        }
+        acc
+    }
+}
+
+/// Precedence levels and clauses that may wrap a single expression.
+fn is_expr_level(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::expr
+            | Rule::or_expr
+            | Rule::and_expr
+            | Rule::not_expr
+            | Rule::cmp_expr
+            | Rule::add_expr
+            | Rule::mul_expr
+            | Rule::unary
+            | Rule::postfix
+            | Rule::primary
+            | Rule::where_clause
+            | Rule::body_clause
+            | Rule::prefer_clause
+    )
+}
+
+/// Maximal runs of trivia (whitespace and `//` comments) outside strings, as the
+/// grammar's `WHITESPACE` and `COMMENT` define them.
+fn trivia_runs(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        match b[i] {
+            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i = (i + 1).min(b.len());
+                continue;
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        }
+        match runs.last_mut() {
+            Some(last) if last.1 == start => last.1 = i,
+            _ => runs.push((start, i)),
+        }
+    }
+    runs
+}
+
+/// If `p` (a `unary`) is just an integer literal, that literal.
+fn int_literal<'i>(p: &P<'i>) -> Option<P<'i>> {
+    let mut p = p.clone();
+    loop {
+        match p.as_rule() {
+            Rule::int => return Some(p),
+            Rule::unary | Rule::postfix | Rule::primary => {
+                let mut it = p.clone().into_inner();
+                let first = it.next()?;
+                if it.next().is_some() {
+                    return None;
+                }
+                p = first;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// `\"` -> `"` and `\\` -> `\`; other escapes are kept as written.
+fn unescape(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some(n @ ('"' | '\\')) => out.push(n),
+                Some(n) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                None => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The text of an anchor with runs of spaces collapsed to one.
+fn normalise_anchor(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut prev_space = false;
+    for c in s.chars() {
+        if c == ' ' {
+            if !prev_space {
+                out.push(' ');
+            }
+            prev_space = true;
+        } else {
+            out.push(c);
+            prev_space = false;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unescape_handles_quotes_and_backslashes() {
+        assert_eq!(unescape(r#"a \"b\" \\ \n"#), "a \"b\" \\ \\n");
+    }
+
+    #[test]
+    fn anchors_are_normalised() {
+        assert_eq!(normalise_anchor("Rule   11 F"), "Rule 11 F");
+    }
+}

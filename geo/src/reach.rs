@@ -1,0 +1,195 @@
+//! Movement: every hex a unit can reach within its movement allowance
+//! (deterministic Dijkstra over caller-supplied costs), and route
+//! reconstruction.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::grid::{Grid, Hex};
+
+/// A hex reached by [`reachable`]: the least movement points spent to enter
+/// it and the hex it was entered from on such a route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reach {
+    /// The hex reached.
+    pub hex: Hex,
+    /// Least points spent to enter it (0 for the start).
+    pub spent: i32,
+    /// The previous hex on a cheapest route; among equally cheap routes the
+    /// lowest-indexed previous hex. `None` for the start.
+    pub prev: Option<Hex>,
+}
+
+const NO_PREV: u32 = u32::MAX;
+
+/// Reusable buffers for [`reachable`], kept by the caller so that repeated
+/// searches do not allocate once the buffers have grown to the grid size.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    /// `seen[h] == generation` when `h` was discovered in the current run.
+    seen: Vec<u32>,
+    /// `done[h] == generation` when `h` was settled in the current run.
+    done: Vec<u32>,
+    generation: u32,
+    spent: Vec<i32>,
+    prev: Vec<u32>,
+    heap: BinaryHeap<Reverse<(i32, u32)>>,
+    touched: Vec<u32>,
+}
+
+impl Scratch {
+    /// Empty buffers; they grow on first use.
+    pub fn new() -> Scratch {
+        Scratch::default()
+    }
+
+    fn prepare(&mut self, n: usize) {
+        if self.seen.len() < n {
+            self.seen.resize(n, 0);
+            self.done.resize(n, 0);
+            self.spent.resize(n, 0);
+            self.prev.resize(n, NO_PREV);
+        }
+        if self.generation == u32::MAX {
+            self.seen.iter_mut().for_each(|g| *g = 0);
+            self.done.iter_mut().for_each(|g| *g = 0);
+            self.generation = 0;
+        }
+        self.generation += 1;
+        self.heap.clear();
+        self.touched.clear();
+    }
+
+    /// Points spent to reach `h` in the most recent [`reachable`] run, or
+    /// `None` when it was not reached.
+    pub fn spent(&self, h: Hex) -> Option<i32> {
+        match self.done.get(h.index()) {
+            Some(&g) if g == self.generation && self.generation != 0 => Some(self.spent[h.index()]),
+            _ => None,
+        }
+    }
+}
+
+/// Every hex reachable from `start` with `allowance` movement points, in
+/// index order, written into `out` (cleared first). Returns `false`, leaving
+/// `out` empty, when `start` is off the grid.
+///
+/// `cost(from, to, dir)` is the price of stepping from `from` into the
+/// adjacent `to` (in direction `dir`), or `None` when the step is prohibited;
+/// negative prices count as 0. Use integer units (double everything for half
+/// points). A hex is entered only if the total spent stays `<= allowance`.
+/// When `stop_on_enter(h)` is true (e.g. entering an enemy zone of control
+/// ends movement), `h` is reachable but the search does not continue from it;
+/// it is never asked about the start, which is always included with 0 spent.
+/// `stop_on_enter` is called at most once per hex; `cost` only for steps into
+/// hexes not yet settled.
+pub fn reachable_into(
+    grid: &Grid,
+    start: Hex,
+    allowance: i32,
+    mut cost: impl FnMut(Hex, Hex, u8) -> Option<i32>,
+    mut stop_on_enter: impl FnMut(Hex) -> bool,
+    scratch: &mut Scratch,
+    out: &mut Vec<Reach>,
+) -> bool {
+    out.clear();
+    if !grid.contains(start) {
+        return false;
+    }
+    let sc = scratch;
+    sc.prepare(grid.hex_count() as usize);
+    let g = sc.generation;
+    let s = start.index();
+    sc.seen[s] = g;
+    sc.spent[s] = 0;
+    sc.prev[s] = NO_PREV;
+    sc.touched.push(start.0);
+    sc.heap.push(Reverse((0, start.0)));
+    while let Some(Reverse((d, h))) = sc.heap.pop() {
+        let hi = h as usize;
+        if sc.done[hi] == g || d != sc.spent[hi] {
+            continue;
+        }
+        sc.done[hi] = g;
+        if h != start.0 && stop_on_enter(Hex(h)) {
+            continue;
+        }
+        for (dir, n) in grid.neighbours(Hex(h)).into_iter().enumerate() {
+            let Some(n) = n else { continue };
+            let ni = n.index();
+            if sc.done[ni] == g {
+                continue;
+            }
+            let Some(c) = cost(Hex(h), n, dir as u8) else {
+                continue;
+            };
+            let Some(nd) = d.checked_add(c.max(0)) else {
+                continue;
+            };
+            if nd > allowance {
+                continue;
+            }
+            if sc.seen[ni] != g {
+                sc.seen[ni] = g;
+                sc.touched.push(n.0);
+            } else if nd == sc.spent[ni] {
+                // Equal cost: keep the lowest-indexed predecessor.
+                sc.prev[ni] = sc.prev[ni].min(h);
+                continue;
+            } else if nd > sc.spent[ni] {
+                continue;
+            }
+            sc.spent[ni] = nd;
+            sc.prev[ni] = h;
+            sc.heap.push(Reverse((nd, n.0)));
+        }
+    }
+    sc.touched.sort_unstable();
+    out.extend(sc.touched.iter().map(|&h| Reach {
+        hex: Hex(h),
+        spent: sc.spent[h as usize],
+        prev: match sc.prev[h as usize] {
+            NO_PREV => None,
+            p => Some(Hex(p)),
+        },
+    }));
+    true
+}
+
+/// As [`reachable_into`], returning a new vector (empty when `start` is off
+/// the grid).
+pub fn reachable(
+    grid: &Grid,
+    start: Hex,
+    allowance: i32,
+    cost: impl FnMut(Hex, Hex, u8) -> Option<i32>,
+    stop_on_enter: impl FnMut(Hex) -> bool,
+    scratch: &mut Scratch,
+) -> Vec<Reach> {
+    let mut out = Vec::new();
+    reachable_into(grid, start, allowance, cost, stop_on_enter, scratch, &mut out);
+    out
+}
+
+/// The route from the start of a [`reachable`] result to `hex`, both ends
+/// included (`[start]` for the start itself); `None` when `hex` is not in
+/// `reach` or the `prev` links are broken.
+pub fn path_to(reach: &[Reach], hex: Hex) -> Option<Vec<Hex>> {
+    let find = |h: Hex| reach.binary_search_by_key(&h, |r| r.hex).ok().map(|i| reach[i]);
+    let mut path = Vec::new();
+    let mut cur = find(hex)?;
+    loop {
+        path.push(cur.hex);
+        match cur.prev {
+            None => break,
+            Some(p) => {
+                if path.len() > reach.len() {
+                    return None;
+                }
+                cur = find(p)?;
+            }
+        }
+    }
+    path.reverse();
+    Some(path)
+}

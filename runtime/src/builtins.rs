@@ -1,0 +1,500 @@
+//! Built-in wargame primitives callable from rules: unit queries, geometry, movement,
+//! zones of control, retreat, table lookups with column shifts.
+//!
+//! Compile-time names (regions, features, flags, rulings, tables) arrive as `Int`
+//! indices that the compiler resolved and the verifier range-checked.
+
+use crate::board::Board;
+use crate::error::RuntimeError;
+use crate::op::Builtin;
+use crate::program::PreferScope;
+use crate::state::{UnitStatus, OFF_MAP};
+use crate::value::Value;
+use crate::vm::{as_bool, as_int, Exec, Halt, Vm};
+use kriegsspiel_geo::{self as geo, Hex};
+use serde_json::json;
+
+fn arg_err(b: Builtin, what: &str) -> RuntimeError {
+    RuntimeError::new("R0002", format!("{b:?}: expected {what}"))
+}
+
+impl<'p> Vm<'p> {
+    fn arg(&self, args: usize, i: usize) -> Value {
+        self.regs.get(args + i).copied().unwrap_or(Value::Nil)
+    }
+
+    pub(crate) fn builtin(&mut self, b: Builtin, args: usize, argc: usize) -> Exec<Value> {
+        let a = |i: usize| -> Value {
+            if i < argc {
+                self.arg(args, i)
+            } else {
+                Value::Nil
+            }
+        };
+        let side = |v: Value| match v {
+            Value::Side(s) => Ok(s),
+            _ => Err(arg_err(b, "a side")),
+        };
+        let hex = |v: Value| match v {
+            Value::Hex(h) => Ok(h),
+            _ => Err(arg_err(b, "a hex")),
+        };
+        let unit = |v: Value| match v {
+            Value::Unit(u) => Ok(u),
+            _ => Err(arg_err(b, "a unit")),
+        };
+        let idx = |v: Value| -> Result<usize, RuntimeError> {
+            match v {
+                Value::Int(i) if i >= 0 => Ok(i as usize),
+                _ => Err(arg_err(b, "a resolved name")),
+            }
+        };
+        let v = match b {
+            Builtin::Units => {
+                let s = side(a(0))?;
+                let l = self.new_list();
+                for (i, u) in self.state.units.iter().enumerate() {
+                    if u.status == UnitStatus::OnMap && self.prog.counters[i].side == s {
+                        self.lists[l as usize].push(Value::Unit(i as u16));
+                    }
+                }
+                Value::List(l)
+            }
+            Builtin::UnitsAt => {
+                let h = hex(a(0))?;
+                let l = self.new_list();
+                for (i, u) in self.state.units.iter().enumerate() {
+                    if u.status == UnitStatus::OnMap && u.hex == h {
+                        self.lists[l as usize].push(Value::Unit(i as u16));
+                    }
+                }
+                Value::List(l)
+            }
+            Builtin::AdjacentUnits => {
+                let h = hex(a(0))?;
+                let s = side(a(1))?;
+                let l = self.new_list();
+                for (i, u) in self.state.units.iter().enumerate() {
+                    if u.status == UnitStatus::OnMap
+                        && self.prog.counters[i].side == s
+                        && self.board.direction(h, u.hex).is_some()
+                    {
+                        self.lists[l as usize].push(Value::Unit(i as u16));
+                    }
+                }
+                Value::List(l)
+            }
+            Builtin::Neighbours => {
+                let h = hex(a(0))?;
+                let l = self.new_list();
+                for d in 0..6 {
+                    if let Some(n) = self.board.neighbour(h, d) {
+                        self.lists[l as usize].push(Value::Hex(n));
+                    }
+                }
+                Value::List(l)
+            }
+            Builtin::Distance => Value::Int(self.board.distance(hex(a(0))?, hex(a(1))?)),
+            Builtin::Other => {
+                let s = side(a(0))?;
+                let n = self.prog.sides.len().max(1) as u8;
+                Value::Side((s + 1) % n)
+            }
+            Builtin::Len => Value::Int(self.list(a(0))?.len() as i64),
+            Builtin::Contains => {
+                let x = a(1);
+                Value::Bool(self.list(a(0))?.contains(&x))
+            }
+            Builtin::Reachable => {
+                let u = unit(a(0))?;
+                self.reachable(u)?
+            }
+            Builtin::InEzoc => Value::Bool(self.in_ezoc(hex(a(0))?, side(a(1))?)?),
+            Builtin::EnemyDistance => {
+                let h = hex(a(0))?;
+                let s = side(a(1))?;
+                let mut best = i64::from(u16::MAX);
+                for (i, us) in self.state.units.iter().enumerate() {
+                    if us.status == UnitStatus::OnMap && self.prog.counters[i].side != s {
+                        best = best.min(self.board.distance(h, us.hex));
+                    }
+                }
+                Value::Int(best)
+            }
+            Builtin::OccupiedBy => {
+                let h = hex(a(0))?;
+                let s = side(a(1))?;
+                let found = self.state.units.iter().enumerate().any(|(i, us)| {
+                    us.status == UnitStatus::OnMap && us.hex == h && self.prog.counters[i].side == s
+                });
+                Value::Bool(found)
+            }
+            Builtin::InRegion => {
+                let h = hex(a(0))?;
+                let r = idx(a(1))?;
+                let region = self.prog.map.regions.get(r).ok_or_else(|| arg_err(b, "a region"))?;
+                Value::Bool(region.hexes.binary_search(&h).is_ok())
+            }
+            Builtin::RegionHexes => {
+                let r = idx(a(0))?;
+                let l = self.new_list();
+                if let Some(region) = self.prog.map.regions.get(r) {
+                    for &h in &region.hexes {
+                        self.lists[l as usize].push(Value::Hex(h));
+                    }
+                }
+                Value::List(l)
+            }
+            Builtin::Crosses => {
+                let (x, y) = (hex(a(0))?, hex(a(1))?);
+                let f = idx(a(2))?;
+                let mask = Board::side_mask(&self.prog.map, &self.board, x, y);
+                Value::Bool(f < 32 && mask & (1 << f) != 0)
+            }
+            Builtin::HexsideSum => {
+                let (x, y) = (hex(a(0))?, hex(a(1))?);
+                let attr = idx(a(2))?;
+                let mask = Board::side_mask(&self.prog.map, &self.board, x, y);
+                let mut sum = 0i64;
+                for (f, def) in self.prog.hexsides.iter().enumerate() {
+                    if f < 32 && mask & (1 << f) != 0 {
+                        sum += def.attrs.get(attr).copied().unwrap_or(0);
+                    }
+                }
+                Value::Int(sum)
+            }
+            Builtin::Turn => Value::Int(self.state.turn),
+            Builtin::Phasing => Value::Side(self.state.phasing),
+            Builtin::ScenarioTurns => {
+                Value::Int(self.prog.scenarios.get(self.scenario).map(|s| s.turns).unwrap_or(0))
+            }
+            Builtin::Order => {
+                let l = self.new_list();
+                let order: Vec<u8> =
+                    self.prog.scenarios.get(self.scenario).map(|s| s.order.clone()).unwrap_or_default();
+                for s in order {
+                    self.lists[l as usize].push(Value::Side(s));
+                }
+                Value::List(l)
+            }
+            Builtin::Flag => Value::Bool(self.flags.get(idx(a(0))?).copied().unwrap_or(false)),
+            Builtin::Ruling => {
+                let r = idx(a(0))?;
+                let alt = idx(a(1))?;
+                Value::Bool(self.rulings.get(r).copied() == Some(alt))
+            }
+            Builtin::UnitNamed => {
+                // Examples pass the counter index resolved at compile time.
+                Value::Unit(idx(a(0))? as u16)
+            }
+            Builtin::Retreat => {
+                let u = unit(a(0))?;
+                let n = as_int(a(1))?;
+                Value::Bool(self.retreat(u, n)?)
+            }
+            Builtin::AtEdge => {
+                let h = hex(a(0))?;
+                let exits = self.prog.map.exit_edges;
+                Value::Bool((0..6).any(|d| self.board.exit_bits(h, d) & exits != 0))
+            }
+            Builtin::LookupShifted => {
+                let t = idx(a(0))?;
+                let key = as_int(a(1))?;
+                let shift = as_int(a(2))?;
+                let roll = as_int(a(3))?;
+                self.lookup(t, key, shift, roll)?
+            }
+            Builtin::Min => Value::Int(as_int(a(0))?.min(as_int(a(1))?)),
+            Builtin::Max => Value::Int(as_int(a(0))?.max(as_int(a(1))?)),
+            Builtin::Abs => Value::Int(as_int(a(0))?.saturating_abs()),
+            Builtin::CeilDiv => {
+                let (x, y) = (as_int(a(0))?, as_int(a(1))?);
+                if y == 0 {
+                    return Err(RuntimeError::new("R0005", "ceil_div by zero").into());
+                }
+                Value::Int(-((-x).div_euclid(y)))
+            }
+            Builtin::Exited => {
+                let s = side(a(0))?;
+                Value::Int(self.state.exited.get(s as usize).copied().unwrap_or(0))
+            }
+            Builtin::LineOfSight => {
+                let (x, y) = (hex(a(0))?, hex(a(1))?);
+                Value::Bool(self.line_of_sight(x, y))
+            }
+        };
+        Ok(v)
+    }
+
+    /// Table lookup with a column shift; logs a lookup event.
+    pub(crate) fn lookup(&mut self, t: usize, key: i64, shift: i64, roll: i64) -> Exec<Value> {
+        let prog = self.prog;
+        let table = prog.tables.get(t).ok_or_else(|| RuntimeError::new("R0001", "no such table"))?;
+        let col0 = table
+            .column_of(key)
+            .ok_or_else(|| RuntimeError::new("R0006", format!("{} has no column for {key}", table.name)))?;
+        let ncols = table.columns.len() as i64;
+        let col = (col0 as i64 + shift).clamp(0, ncols - 1) as usize;
+        let row = table.row_of(roll).ok_or_else(|| {
+            RuntimeError::new(
+                "R0007",
+                format!(
+                    "roll {roll} is off table {} (rows {}..{})",
+                    table.name,
+                    rows_lo(table),
+                    rows_hi(table)
+                ),
+            )
+        })?;
+        let cell = table.cells.get(row * table.columns.len() + col).copied().unwrap_or(Value::Nil);
+        if self.log.enabled() {
+            let (lo, hi) = table.columns[col];
+            let colname = range_label(lo, hi);
+            let fields = json!({
+                "turn": self.state.turn,
+                "para": prog.para(table.para),
+                "at": prog.para(self.cur_para),
+                "table": table.name,
+                "column": colname,
+                "shift": shift,
+                "row": roll,
+                "result": self.label(cell),
+            });
+            self.log.event("lookup", fields);
+        }
+        Ok(cell)
+    }
+
+    /// Is hex `h` in a zone of control exerted by an enemy of `side`?
+    pub(crate) fn in_ezoc(&mut self, h: u32, side: u8) -> Exec<bool> {
+        let Some(zoc) = self.prog.hooks.zoc else { return Ok(false) };
+        for d in 0..6u8 {
+            let Some(n) = self.board.neighbour(h, d) else { continue };
+            for i in 0..self.state.units.len() {
+                let us = self.state.units[i];
+                if us.status == UnitStatus::OnMap && us.hex == n && self.prog.counters[i].side != side {
+                    let v = self.call(zoc, &[Value::Unit(i as u16)])?;
+                    if as_bool(v)? {
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    fn reachable(&mut self, u: u16) -> Exec<Value> {
+        let hooks = &self.prog.hooks;
+        let (Some(allow_f), Some(cost_f)) = (hooks.move_allowance, hooks.move_cost) else {
+            return Err(RuntimeError::new("R0008", "the rulebook declares no movement hooks").into());
+        };
+        let stop_f = hooks.move_stop;
+        let start = self.state.units[u as usize].hex;
+        let l = self.new_list();
+        if start == OFF_MAP {
+            return Ok(Value::List(l));
+        }
+        let allowance = as_int(self.call(allow_f, &[Value::Unit(u)])?)?.clamp(0, i32::MAX as i64) as i32;
+        let mut reach = self.reach_pass(u, start, allowance, cost_f, None)?;
+        // Hexes where movement must stop are kept, but nothing is reached through them.
+        if let Some(sf) = stop_f {
+            let mut stops = vec![false; self.board.hex_count() as usize];
+            let mut any = false;
+            for r in &reach {
+                if r.hex.0 != start && as_bool(self.call(sf, &[Value::Unit(u), Value::Hex(r.hex.0)])?)? {
+                    stops[r.hex.0 as usize] = true;
+                    any = true;
+                }
+            }
+            if any {
+                reach = self.reach_pass(u, start, allowance, cost_f, Some(&stops))?;
+            }
+        }
+        for r in reach {
+            self.lists[l as usize].push(Value::Hex(r.hex.0));
+        }
+        Ok(Value::List(l))
+    }
+
+    fn reach_pass(
+        &mut self,
+        u: u16,
+        start: u32,
+        allowance: i32,
+        cost_f: crate::program::FnId,
+        stops: Option<&[bool]>,
+    ) -> Exec<Vec<geo::Reach>> {
+        let grid = self.board.grid.clone();
+        let mut scratch = std::mem::take(&mut self.board.scratch);
+        let mut err: Option<Halt> = None;
+        let reach = {
+            let err1 = &mut err;
+            let this = &mut *self;
+            let cost = |from: Hex, to: Hex, _dir: u8| -> Option<i32> {
+                if err1.is_some() {
+                    return None;
+                }
+                match this.call(cost_f, &[Value::Unit(u), Value::Hex(from.0), Value::Hex(to.0)]) {
+                    Ok(Value::Int(c)) if c >= 0 => Some(c.min(i32::MAX as i64) as i32),
+                    Ok(_) => None,
+                    Err(e) => {
+                        *err1 = Some(e);
+                        None
+                    }
+                }
+            };
+            let stop = |h: Hex| stops.map(|s| s.get(h.0 as usize).copied().unwrap_or(false)).unwrap_or(false);
+            geo::reachable(&grid, Hex(start), allowance, cost, stop, &mut scratch)
+        };
+        self.board.scratch = scratch;
+        match err {
+            Some(e) => Err(e),
+            None => Ok(reach),
+        }
+    }
+
+    /// Retreat unit `u` by `n` hexes by the rulebook's retreat hooks. Returns false when
+    /// no legal retreat exists (the unit stays put; the rules decide what follows).
+    fn retreat(&mut self, u: u16, n: i64) -> Exec<bool> {
+        let start = self.state.units[u as usize].hex;
+        if start == OFF_MAP || n <= 0 {
+            return Ok(start != OFF_MAP);
+        }
+        let n = n.min(geo::MAX_RETREAT as i64) as u32;
+        let hooks = self.prog.hooks.clone();
+        let grid = self.board.grid.clone();
+        let exits = self.prog.map.exit_edges;
+        // Enumerate candidate paths first (legality by the enter hook), then score.
+        let mut candidates: Vec<(Vec<u32>, Option<u8>)> = Vec::new();
+        let mut err: Option<Halt> = None;
+        {
+            let err1 = &mut err;
+            let this = &mut *self;
+            let may_enter = |from: Hex, to: Hex, _step: u32| -> bool {
+                if err1.is_some() {
+                    return false;
+                }
+                let Some(f) = hooks.retreat_enter else { return true };
+                match this.call(f, &[Value::Unit(u), Value::Hex(from.0), Value::Hex(to.0)]) {
+                    Ok(Value::Bool(b)) => b,
+                    Ok(_) => false,
+                    Err(e) => {
+                        *err1 = Some(e);
+                        false
+                    }
+                }
+            };
+            let may_exit = |from: Hex, dir: u8| grid.exit_edges(from, dir).bits() & exits != 0;
+            geo::for_each_retreat_path(&grid, Hex(start), n, may_enter, may_exit, |p, exit| {
+                candidates.push((p.iter().map(|h| h.0).collect(), exit));
+            });
+        }
+        if let Some(e) = err {
+            return Err(e);
+        }
+        if candidates.is_empty() {
+            return Ok(false);
+        }
+        // Score: lexicographic over the prefer hooks, greater first; ties by path order.
+        let mut best: Option<(Vec<i64>, usize)> = None;
+        for (ci, (path, _exit)) in candidates.iter().enumerate() {
+            let mut key = Vec::with_capacity(hooks.retreat_prefer.len());
+            for &(scope, f) in &hooks.retreat_prefer {
+                let k = match scope {
+                    PreferScope::End => {
+                        let last = path.last().copied().unwrap_or(start);
+                        as_int(self.call(f, &[Value::Unit(u), Value::Hex(last)])?)?
+                    }
+                    PreferScope::Each => {
+                        let mut s = 0i64;
+                        for &h in path {
+                            s = s.saturating_add(as_int(self.call(f, &[Value::Unit(u), Value::Hex(h)])?)?);
+                        }
+                        s
+                    }
+                };
+                key.push(k);
+            }
+            let better = match &best {
+                None => true,
+                Some((bk, _)) => key > *bk,
+            };
+            if better {
+                best = Some((key, ci));
+            }
+        }
+        let Some((_, ci)) = best else { return Ok(false) };
+        let (path, exit) = candidates.swap_remove(ci);
+        let from = start;
+        if let Some(&last) = path.last() {
+            self.state.units[u as usize].hex = last;
+        }
+        if self.log.enabled() {
+            let fields = json!({
+                "turn": self.state.turn,
+                "para": self.prog.para(self.prog.hooks.retreat_para),
+                "at": self.prog.para(self.cur_para),
+                "unit": self.prog.counters[u as usize].name,
+                "from": self.board.label(from),
+                "path": path.iter().map(|&h| self.board.label(h)).collect::<Vec<_>>(),
+                "off_map": exit.is_some(),
+            });
+            self.log.event("retreat", fields);
+        }
+        if exit.is_some() {
+            self.remove_unit(u, true)?;
+        }
+        self.check_triggers()?;
+        Ok(true)
+    }
+
+    fn line_of_sight(&self, x: u32, y: u32) -> bool {
+        let prog = self.prog;
+        let blocks_t = prog.terrain_attrs.iter().position(|a| a == "blocks_los");
+        let blocks_s = prog.hexside_attrs.iter().position(|a| a == "blocks_los");
+        let occupied = |h: u32| {
+            self.state.units.iter().enumerate().any(|(i, us)| {
+                us.status == UnitStatus::OnMap
+                    && us.hex == h
+                    && prog.counters[i].values.first().map(|v| v.is_some()).unwrap_or(false)
+            })
+        };
+        let hex_blocks = |h: Hex| {
+            let t = prog.map.terrain.get(h.0 as usize).copied().unwrap_or(0) as usize;
+            let tb = blocks_t
+                .and_then(|a| prog.terrains.get(t).and_then(|d| d.attrs.get(a)))
+                .map(|&v| v != 0)
+                .unwrap_or(false);
+            tb || occupied(h.0)
+        };
+        let side_blocks = |s: geo::Hexside| {
+            let Some(a) = blocks_s else { return false };
+            let Some([Some(h1), Some(h2)]) = self.board.grid.hexside_hexes(s) else { return false };
+            let mask = Board::side_mask(&prog.map, &self.board, h1.0, h2.0);
+            prog.hexsides
+                .iter()
+                .enumerate()
+                .any(|(f, d)| f < 32 && mask & (1 << f) != 0 && d.attrs.get(a).copied().unwrap_or(0) != 0)
+        };
+        geo::line_of_sight(&self.board.grid, Hex(x), Hex(y), hex_blocks, side_blocks)
+            .map(|l| l.is_clear())
+            .unwrap_or(false)
+    }
+}
+
+fn rows_lo(t: &crate::program::TableDef) -> i64 {
+    t.rows.first().map(|r| r.0).unwrap_or(0)
+}
+fn rows_hi(t: &crate::program::TableDef) -> i64 {
+    t.rows.last().map(|r| r.1).unwrap_or(0)
+}
+
+pub(crate) fn range_label(lo: i64, hi: i64) -> String {
+    match (lo == i64::MIN, hi == i64::MAX) {
+        (true, true) => "all".into(),
+        (true, false) => format!("..{hi}"),
+        (false, true) => format!("{lo}.."),
+        (false, false) if lo == hi => format!("{lo}"),
+        _ => format!("{lo}..{hi}"),
+    }
+}

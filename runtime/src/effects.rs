@@ -1,0 +1,501 @@
+//! Instructions with effects on the game: dice, table lookups, decisions, lists,
+//! unit and track changes, the turn and phase markers; triggers; log events.
+
+use crate::agent::ChoiceRequest;
+use crate::error::{GameResult, RuntimeError};
+use crate::op::{Field, Op, NO_REG};
+use crate::program::MarkerOn;
+use crate::state::{UnitStatus, OFF_MAP};
+use crate::value::Value;
+use crate::vm::{as_bool, as_int, Exec, Halt, Vm};
+use serde_json::{json, Value as Json};
+
+impl<'p> Vm<'p> {
+    /// A loggable label for a value (unit name, hex id, side, code...).
+    pub fn label(&self, v: Value) -> Json {
+        let p = self.prog;
+        match v {
+            Value::Nil => Json::Null,
+            Value::Int(i) => json!(i),
+            Value::Bool(b) => json!(b),
+            Value::Side(s) => json!(p.sides.get(s as usize).map(|x| x.as_str()).unwrap_or("?")),
+            Value::Unit(u) => json!(p.counters.get(u as usize).map(|c| c.name.as_str()).unwrap_or("?")),
+            Value::Hex(h) => json!(self.board.label(h)),
+            Value::Sym(s) => json!(p.symbols.get(s as usize).map(|x| x.name.as_str()).unwrap_or("?")),
+            Value::Terrain(t) => json!(p.terrains.get(t as usize).map(|x| x.name.as_str()).unwrap_or("?")),
+            Value::UnitType(t) => {
+                json!(p.unit_types.get(t as usize).map(|x| x.name.as_str()).unwrap_or("?"))
+            }
+            Value::List(_) => match self.list(v) {
+                Ok(items) => Json::Array(items.iter().map(|&x| self.label(x)).collect()),
+                Err(_) => Json::Null,
+            },
+        }
+    }
+
+    fn label_string(&self, v: Value) -> String {
+        match self.label(v) {
+            Json::String(s) => s,
+            other => other.to_string(),
+        }
+    }
+
+    fn ctx(&self) -> Json {
+        json!({
+            "turn": self.state.turn,
+            "phase": self.phase_name(),
+            "side": self.prog.sides.get(self.state.phasing as usize),
+            "para": self.prog.para(self.cur_para),
+        })
+    }
+
+    fn phase_name(&self) -> &str {
+        if self.state.phase == u32::MAX {
+            ""
+        } else {
+            self.prog.string(self.state.phase)
+        }
+    }
+
+    fn event(&mut self, kind: &str, extra: Json) {
+        if !self.log.enabled() {
+            return;
+        }
+        let mut base = self.ctx();
+        if let (Json::Object(b), Json::Object(e)) = (&mut base, extra) {
+            for (k, v) in e {
+                b.insert(k, v);
+            }
+        }
+        self.log.event(kind, base);
+    }
+
+    fn unit_of(&self, v: Value) -> Result<u16, RuntimeError> {
+        match v {
+            Value::Unit(u) if (u as usize) < self.state.units.len() => Ok(u),
+            other => Err(RuntimeError::new("R0002", format!("expected a unit, found {other:?}"))),
+        }
+    }
+
+    fn unit_value(&self, u: u16, field: Field) -> Value {
+        let us = &self.state.units[u as usize];
+        let c = &self.prog.counters[u as usize];
+        match field {
+            Field::Rating(r) => {
+                let v = c
+                    .values
+                    .get(r as usize)
+                    .and_then(|o| o.as_ref())
+                    .and_then(|steps| steps.get(us.step as usize).or(steps.last()))
+                    .copied()
+                    .unwrap_or(0);
+                Value::Int(v)
+            }
+            Field::Hex => {
+                if us.status == UnitStatus::OnMap && us.hex != OFF_MAP {
+                    Value::Hex(us.hex)
+                } else {
+                    Value::Nil
+                }
+            }
+            Field::Side => Value::Side(c.side),
+            Field::UnitType => Value::UnitType(c.unit_type),
+            Field::Steps => Value::Int(match us.status {
+                UnitStatus::Eliminated | UnitStatus::Removed => 0,
+                _ => c.steps as i64 - us.step as i64,
+            }),
+            Field::OnMap => Value::Bool(us.status == UnitStatus::OnMap),
+            Field::Terrain | Field::TerrainAttr(_) => Value::Nil,
+        }
+    }
+
+    /// Execute an instruction other than arithmetic, control flow and calls.
+    /// Returns the next pc.
+    pub(crate) fn exec_effect(&mut self, op: Op, base: usize, pc: usize) -> Exec<usize> {
+        match op {
+            Op::Roll { dst, count, sides } => {
+                let v = match self.forced_dice.pop_front() {
+                    Some(v) => v,
+                    None => self.dice.roll(count as u32, sides as u32),
+                };
+                self.stats.rolls += 1;
+                self.set_reg(base, dst, Value::Int(v));
+                self.event("roll", json!({ "dice": format!("{count}d{sides}"), "value": v }));
+            }
+            Op::Lookup { dst, table, col, row } => {
+                let key = if col == NO_REG { 0 } else { as_int(self.reg(base, col))? };
+                let roll = as_int(self.reg(base, row))?;
+                let v = self.lookup(table as usize, key, 0, roll)?;
+                self.set_reg(base, dst, v);
+            }
+            Op::Choose { dst, list, scores, side, what, or_none } => {
+                let options: Vec<Value> = self.list(self.reg(base, list))?.to_vec();
+                let score_vals: Option<Vec<i64>> = if scores == NO_REG {
+                    None
+                } else {
+                    Some(self.list(self.reg(base, scores))?.iter().map(|v| v.as_int().unwrap_or(0)).collect())
+                };
+                let s = match self.reg(base, side) {
+                    Value::Side(s) => s,
+                    other => return Err(RuntimeError::new("R0002", format!("choose by {other:?}")).into()),
+                };
+                let chosen = if options.is_empty() {
+                    if !or_none {
+                        return Err(RuntimeError::new(
+                            "R0009",
+                            format!("nothing to choose for {}", self.prog.string(what)),
+                        )
+                        .into());
+                    }
+                    None
+                } else if options.len() == 1 && !or_none {
+                    Some(0)
+                } else {
+                    let labels: Vec<String> = options.iter().map(|&o| self.label_string(o)).collect();
+                    let para = self.prog.para(self.cur_para).to_string();
+                    let side_name = self.prog.sides.get(s as usize).cloned().unwrap_or_default();
+                    let req = ChoiceRequest {
+                        side: s,
+                        side_name: &side_name,
+                        what: self.prog.string(what),
+                        para: &para,
+                        labels: &labels,
+                        scores: score_vals.as_deref(),
+                        or_none,
+                    };
+                    let agent = self
+                        .agents
+                        .get_mut(s as usize)
+                        .ok_or_else(|| RuntimeError::new("R0010", "no agent for side"))?;
+                    let c = agent.choose(&req);
+                    match c {
+                        Some(i) if i < options.len() => Some(i),
+                        None if or_none => None,
+                        _ => Some(0),
+                    }
+                };
+                self.stats.decisions += 1;
+                let v = chosen.map(|i| options[i]).unwrap_or(Value::Nil);
+                self.set_reg(base, dst, v);
+                if self.log.enabled() && (options.len() > 1 || or_none) {
+                    let by = self.prog.sides.get(s as usize).cloned();
+                    let choice = self.label(v);
+                    self.event(
+                        "decision",
+                        json!({ "by": by, "what": self.prog.string(what), "options": options.len(), "choice": choice }),
+                    );
+                }
+            }
+            Op::ListNew { dst } => {
+                let l = self.new_list();
+                self.set_reg(base, dst, Value::List(l));
+            }
+            Op::ListPush { list, v } => {
+                let x = self.reg(base, v);
+                match self.reg(base, list) {
+                    Value::List(l) if (l as usize) < self.lists.len() => self.lists[l as usize].push(x),
+                    other => return Err(RuntimeError::new("R0002", format!("push onto {other:?}")).into()),
+                }
+            }
+            Op::IterNext { list, idx, dst, done } => {
+                let i = as_int(self.reg(base, idx))?;
+                let items = self.list(self.reg(base, list))?;
+                if i < 0 || i as usize >= items.len() {
+                    return Ok(done as usize);
+                }
+                let x = items[i as usize];
+                self.set_reg(base, dst, x);
+                self.set_reg(base, idx, Value::Int(i + 1));
+            }
+            Op::Field { dst, obj, field } => {
+                let o = self.reg(base, obj);
+                let v = match (o, field) {
+                    (Value::Unit(u), f) if (u as usize) < self.state.units.len() => self.unit_value(u, f),
+                    (Value::Hex(h), Field::Terrain) => {
+                        Value::Terrain(self.prog.map.terrain.get(h as usize).copied().unwrap_or(0))
+                    }
+                    (Value::Terrain(t), Field::TerrainAttr(a)) => Value::Int(
+                        self.prog
+                            .terrains
+                            .get(t as usize)
+                            .and_then(|d| d.attrs.get(a as usize))
+                            .copied()
+                            .unwrap_or(0),
+                    ),
+                    (Value::Nil, _) => Value::Nil,
+                    (o, f) => {
+                        return Err(RuntimeError::new("R0002", format!("no field {f:?} on {o:?}")).into())
+                    }
+                };
+                self.set_reg(base, dst, v);
+            }
+            Op::IsClass { dst, u, class } => {
+                let u = self.unit_of(self.reg(base, u))?;
+                let t = self.prog.counters[u as usize].unit_type as usize;
+                let mask = self.prog.unit_types.get(t).map(|t| t.classes).unwrap_or(0);
+                self.set_reg(base, dst, Value::Bool(class < 64 && mask & (1u64 << class) != 0));
+            }
+            Op::HasMarker { dst, obj, marker } => {
+                let bit = 1u64 << (marker as u64 % 64);
+                let v = match self.reg(base, obj) {
+                    Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
+                    Value::Hex(h) => self.state.hex_markers.get(h as usize).map(|m| m & bit != 0),
+                    Value::Side(s) => self.state.side_markers.get(s as usize).map(|m| m & bit != 0),
+                    _ => None,
+                };
+                self.set_reg(base, dst, Value::Bool(v.unwrap_or(false)));
+            }
+            Op::TrackGet { dst, track, side } => {
+                let s = if side == NO_REG {
+                    None
+                } else {
+                    match self.reg(base, side) {
+                        Value::Side(s) => Some(s),
+                        _ => None,
+                    }
+                };
+                let slot = self
+                    .prog
+                    .track_slot(track, s)
+                    .ok_or_else(|| RuntimeError::new("R0002", "bad track index"))?;
+                let v = self.state.tracks[slot];
+                self.set_reg(base, dst, Value::Int(v));
+            }
+            Op::Adjust { track, side, by } => {
+                let s = if side == NO_REG {
+                    None
+                } else {
+                    match self.reg(base, side) {
+                        Value::Side(s) => Some(s),
+                        _ => None,
+                    }
+                };
+                let d = as_int(self.reg(base, by))?;
+                let slot = self
+                    .prog
+                    .track_slot(track, s)
+                    .ok_or_else(|| RuntimeError::new("R0002", "bad track index"))?;
+                let def = &self.prog.tracks[track as usize];
+                let old = self.state.tracks[slot];
+                let new = old.saturating_add(d).clamp(def.lo, def.hi);
+                self.state.tracks[slot] = new;
+                if self.log.enabled() {
+                    let sname = s.and_then(|s| self.prog.sides.get(s as usize).cloned());
+                    self.event("track", json!({ "track": def.name, "of": sname, "by": d, "value": new }));
+                }
+                self.check_triggers()?;
+            }
+            Op::MoveUnit { u, h } => {
+                let u = self.unit_of(self.reg(base, u))?;
+                let h = match self.reg(base, h) {
+                    Value::Hex(h) if h < self.board.hex_count() => h,
+                    other => return Err(RuntimeError::new("R0002", format!("move to {other:?}")).into()),
+                };
+                let from = self.state.units[u as usize].hex;
+                self.state.units[u as usize].hex = h;
+                self.state.units[u as usize].status = UnitStatus::OnMap;
+                if self.log.enabled() {
+                    let name = self.prog.counters[u as usize].name.clone();
+                    let from = if from == OFF_MAP { Json::Null } else { json!(self.board.label(from)) };
+                    self.event("move", json!({ "unit": name, "from": from, "to": self.board.label(h) }));
+                }
+                self.check_triggers()?;
+            }
+            Op::Eliminate { u } => {
+                let u = self.unit_of(self.reg(base, u))?;
+                self.eliminate_unit(u)?;
+            }
+            Op::Remove { u } => {
+                let u = self.unit_of(self.reg(base, u))?;
+                self.remove_unit(u, false)?;
+            }
+            Op::LoseStep { u } => {
+                let u = self.unit_of(self.reg(base, u))?;
+                let steps = self.prog.counters[u as usize].steps;
+                let st = &mut self.state.units[u as usize];
+                if st.status != UnitStatus::OnMap {
+                    return Ok(pc);
+                }
+                if st.step + 1 >= steps {
+                    self.eliminate_unit(u)?;
+                } else {
+                    st.step += 1;
+                    let left = steps - st.step;
+                    let name = self.prog.counters[u as usize].name.clone();
+                    self.event("step_loss", json!({ "unit": name, "steps_left": left }));
+                    self.check_triggers()?;
+                }
+            }
+            Op::Mark { obj, marker } | Op::Unmark { obj, marker } => {
+                let set = matches!(op, Op::Mark { .. });
+                let bit = 1u64 << (marker as u64 % 64);
+                let target = self.reg(base, obj);
+                let on = self.prog.markers.get(marker as usize).map(|m| m.on);
+                let slot: Option<&mut u64> = match (target, on) {
+                    (Value::Unit(u), Some(MarkerOn::Unit)) => {
+                        self.state.units.get_mut(u as usize).map(|s| &mut s.markers)
+                    }
+                    (Value::Hex(h), Some(MarkerOn::Hex)) => self.state.hex_markers.get_mut(h as usize),
+                    (Value::Side(s), Some(MarkerOn::Side)) => self.state.side_markers.get_mut(s as usize),
+                    _ => None,
+                };
+                let Some(m) = slot else {
+                    return Err(RuntimeError::new("R0002", format!("cannot mark {target:?}")).into());
+                };
+                let before = *m & bit != 0;
+                if set {
+                    *m |= bit
+                } else {
+                    *m &= !bit
+                }
+                if before != set && self.log.enabled() {
+                    let name = self.prog.markers[marker as usize].name.clone();
+                    let what = self.label(target);
+                    self.event(if set { "mark" } else { "unmark" }, json!({ "marker": name, "on": what }));
+                }
+                if before != set {
+                    self.check_triggers()?;
+                }
+            }
+            Op::Win { side, reason } => {
+                let s = match self.reg(base, side) {
+                    Value::Side(s) => s,
+                    other => return Err(RuntimeError::new("R0002", format!("win by {other:?}")).into()),
+                };
+                return Err(Halt::End(GameResult {
+                    winner: self.prog.sides.get(s as usize).cloned(),
+                    reason: self.prog.string(reason).to_string(),
+                    para: self.prog.para(self.cur_para).to_string(),
+                    turn: self.state.turn,
+                }));
+            }
+            Op::Draw { reason } => {
+                return Err(Halt::End(GameResult {
+                    winner: None,
+                    reason: self.prog.string(reason).to_string(),
+                    para: self.prog.para(self.cur_para).to_string(),
+                    turn: self.state.turn,
+                }));
+            }
+            Op::Log { fmt, args, argc } => {
+                if self.log.enabled() {
+                    let f = self.prog.string(fmt).to_string();
+                    let mut out = String::new();
+                    let mut it = f.split("{}");
+                    if let Some(first) = it.next() {
+                        out.push_str(first);
+                    }
+                    for (i, piece) in it.enumerate() {
+                        let v = if i < argc as usize { self.reg(base, args + i as u16) } else { Value::Nil };
+                        out.push_str(&self.label_string(v));
+                        out.push_str(piece);
+                    }
+                    self.event("note", json!({ "message": out }));
+                }
+            }
+            Op::TurnBegin { turn } => {
+                let t = as_int(self.reg(base, turn))?;
+                self.state.turn = t;
+                self.event("turn", json!({}));
+                // Reinforcements due this turn enter at their hex.
+                for i in 0..self.state.units.len() {
+                    let us = self.state.units[i];
+                    if us.status == UnitStatus::Pending && us.enters as i64 == t && us.entry_hex != OFF_MAP {
+                        self.state.units[i].status = UnitStatus::OnMap;
+                        self.state.units[i].hex = us.entry_hex;
+                        if self.log.enabled() {
+                            let name = self.prog.counters[i].name.clone();
+                            self.event(
+                                "enter",
+                                json!({ "unit": name, "at": self.board.label(us.entry_hex) }),
+                            );
+                        }
+                    }
+                }
+                self.check_triggers()?;
+            }
+            Op::PhaseBegin { name, side } => {
+                if let Value::Side(s) = self.reg(base, side) {
+                    self.state.phasing = s;
+                }
+                self.state.phase = name;
+                self.event("phase", json!({}));
+            }
+            Op::PhaseEnd => {
+                self.event("phase_end", json!({}));
+                self.state.phase = u32::MAX;
+            }
+            other => {
+                return Err(RuntimeError::new("R0001", format!("unexpected instruction {other:?}")).into());
+            }
+        }
+        Ok(pc)
+    }
+
+    pub(crate) fn eliminate_unit(&mut self, u: u16) -> Exec<()> {
+        let st = &mut self.state.units[u as usize];
+        if st.status != UnitStatus::OnMap {
+            return Ok(());
+        }
+        st.status = UnitStatus::Eliminated;
+        st.hex = OFF_MAP;
+        let name = self.prog.counters[u as usize].name.clone();
+        self.event("eliminate", json!({ "unit": name }));
+        self.check_triggers()
+    }
+
+    /// Take a unit off the map without counting it as eliminated.
+    pub(crate) fn remove_unit(&mut self, u: u16, exited: bool) -> Exec<()> {
+        let st = &mut self.state.units[u as usize];
+        if st.status != UnitStatus::OnMap {
+            return Ok(());
+        }
+        st.status = UnitStatus::Removed;
+        let from = st.hex;
+        st.hex = OFF_MAP;
+        let side = self.prog.counters[u as usize].side as usize;
+        if exited {
+            if let Some(x) = self.state.exited.get_mut(side) {
+                *x += 1;
+            }
+        }
+        if self.log.enabled() {
+            let name = self.prog.counters[u as usize].name.clone();
+            self.event("remove", json!({ "unit": name, "from": self.board.label(from), "off_map": exited }));
+        }
+        self.check_triggers()
+    }
+
+    /// Evaluate every trigger's condition; fire those that have just become true (a
+    /// `once` trigger fires at most once per game). Not re-entrant.
+    pub(crate) fn check_triggers(&mut self) -> Exec<()> {
+        if self.in_trigger || self.prog.triggers.is_empty() {
+            return Ok(());
+        }
+        self.in_trigger = true;
+        let result = (|| {
+            for (i, t) in self.prog.triggers.iter().enumerate() {
+                if t.once && self.state.triggers_fired[i] {
+                    continue;
+                }
+                let holds = as_bool(self.call(t.cond, &[])?)?;
+                let was = self.state.triggers_fired[i];
+                if !t.once {
+                    // Edge-triggered: fires when the condition becomes true.
+                    self.state.triggers_fired[i] = holds;
+                }
+                if holds && !was {
+                    self.state.triggers_fired[i] = true;
+                    let saved = self.cur_para;
+                    self.cur_para = t.para;
+                    self.event("trigger", json!({ "trigger": t.name }));
+                    self.cur_para = saved;
+                    self.call(t.body, &[])?;
+                }
+            }
+            Ok(())
+        })();
+        self.in_trigger = false;
+        result
+    }
+}

@@ -1,0 +1,227 @@
+//! Playing a scenario: set-up, the sequence of play, the log header and result line.
+
+use crate::agent::{Agent, HeuristicAgent, RandomAgent, ScriptedAgent};
+use crate::error::{GameResult, RuntimeError};
+use crate::log::Log;
+use crate::program::Program;
+use crate::state::State;
+use crate::value::Value;
+use crate::vm::{Halt, Stats, Vm};
+use serde_json::json;
+use std::collections::BTreeMap;
+
+/// Which agent answers a side's decisions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentKind {
+    Random,
+    Heuristic,
+    /// Choices read from a script (entries for this side).
+    Scripted(Vec<serde_json::Value>),
+}
+
+impl AgentKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            AgentKind::Random => "random",
+            AgentKind::Heuristic => "heuristic",
+            AgentKind::Scripted(_) => "scripted",
+        }
+    }
+}
+
+/// Everything that determines a game: same options, same log.
+#[derive(Clone, Debug)]
+pub struct GameOptions {
+    pub scenario: String,
+    pub seed: u64,
+    /// Agent per side name; sides not listed play `Random`.
+    pub agents: BTreeMap<String, AgentKind>,
+    /// Ruling name -> alternative name; rulings not listed use their default.
+    pub rulings: BTreeMap<String, String>,
+    /// Write the JSON Lines log.
+    pub log: bool,
+    /// Instruction budget for the whole game.
+    pub budget: u64,
+}
+
+impl Default for GameOptions {
+    fn default() -> GameOptions {
+        GameOptions {
+            scenario: String::new(),
+            seed: 1,
+            agents: BTreeMap::new(),
+            rulings: BTreeMap::new(),
+            log: true,
+            budget: 200_000_000,
+        }
+    }
+}
+
+/// What a finished game reports.
+#[derive(Debug)]
+pub struct GameOutcome {
+    pub result: Result<GameResult, RuntimeError>,
+    pub log: Log,
+    pub stats: Stats,
+    pub final_state: State,
+}
+
+/// Resolve ruling choices to alternative indices, or explain what is wrong.
+pub fn resolve_rulings(prog: &Program, chosen: &BTreeMap<String, String>) -> Result<Vec<usize>, String> {
+    let mut v: Vec<usize> = prog.rulings.iter().map(|r| r.default).collect();
+    for (name, alt) in chosen {
+        let Some(ri) = prog.rulings.iter().position(|r| &r.name == name) else {
+            let known: Vec<&str> = prog.rulings.iter().map(|r| r.name.as_str()).collect();
+            return Err(format!("no ruling named {name:?} (rulings: {})", known.join(", ")));
+        };
+        let r = &prog.rulings[ri];
+        let Some(ai) = r.alternatives.iter().position(|(n, _)| n == alt) else {
+            let alts: Vec<&str> = r.alternatives.iter().map(|(n, _)| n.as_str()).collect();
+            return Err(format!(
+                "ruling {name} has no alternative {alt:?} (alternatives: {})",
+                alts.join(", ")
+            ));
+        };
+        v[ri] = ai;
+    }
+    Ok(v)
+}
+
+/// Play one scenario to its end.
+pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
+    let si = prog.scenario(&opts.scenario).ok_or_else(|| {
+        let ids: Vec<&str> = prog.scenarios.iter().map(|s| s.id.as_str()).collect();
+        format!("no scenario {:?} (scenarios: {})", opts.scenario, ids.join(", "))
+    })?;
+    for name in opts.agents.keys() {
+        if !prog.sides.contains(name) {
+            return Err(format!("no side named {name:?} (sides: {})", prog.sides.join(", ")));
+        }
+    }
+    let rulings = resolve_rulings(prog, &opts.rulings)?;
+    let sequence = prog.sequence.ok_or("the rulebook declares no sequence of play")?;
+    let scenario = &prog.scenarios[si];
+    let state = State::new(prog, scenario);
+    let mut agents: Vec<Box<dyn Agent>> = Vec::new();
+    let mut agent_names = serde_json::Map::new();
+    for (i, side) in prog.sides.iter().enumerate() {
+        let kind = opts.agents.get(side).cloned().unwrap_or(AgentKind::Random);
+        agent_names.insert(side.clone(), json!(kind.name()));
+        let a: Box<dyn Agent> = match kind {
+            AgentKind::Random => Box::new(RandomAgent::new(opts.seed, i as u8)),
+            AgentKind::Heuristic => Box::new(HeuristicAgent::new(opts.seed, i as u8)),
+            AgentKind::Scripted(entries) => Box::new(ScriptedAgent::new(entries, opts.seed, i as u8)),
+        };
+        agents.push(a);
+    }
+    let mut log = Log::new(opts.log);
+    if log.enabled() {
+        let ruling_map: serde_json::Map<String, serde_json::Value> = prog
+            .rulings
+            .iter()
+            .zip(&rulings)
+            .map(|(r, &a)| (r.name.clone(), json!(r.alternatives.get(a).map(|x| x.0.clone()))))
+            .collect();
+        let supplied: Vec<serde_json::Value> = prog
+            .supplied
+            .iter()
+            .map(|s| json!({ "what": s.what, "reason": s.reason, "para": prog.para(s.para) }))
+            .collect();
+        log.event(
+            "header",
+            json!({
+                "rulebook": prog.title,
+                "scenario": scenario.id,
+                "scenario_title": scenario.title,
+                "seed": opts.seed,
+                "agents": agent_names,
+                "rulings": ruling_map,
+                "supplied": supplied,
+            }),
+        );
+    }
+    let mut vm = Vm::new(prog, state, si, opts.seed, agents, log, rulings, opts.budget);
+    let run = vm.call(sequence, &[]);
+    let result = match run {
+        Ok(_) => Err(RuntimeError::new(
+            "R0011",
+            "the sequence of play finished without a victory determination (no win or draw)",
+        )),
+        Err(Halt::End(r)) => Ok(r),
+        Err(Halt::Error(e)) => Err(e),
+    };
+    match &result {
+        Ok(r) => vm
+            .log
+            .event("end", json!({ "winner": r.winner, "reason": r.reason, "para": r.para, "turn": r.turn })),
+        Err(e) => vm.log.event(
+            "error",
+            json!({ "code": e.code, "message": e.message, "para": e.para, "function": e.function }),
+        ),
+    }
+    let stats = vm.stats;
+    Ok(GameOutcome { result, stats, final_state: vm.state, log: vm.log })
+}
+
+/// Run an example: place units, force dice, call a procedure, evaluate expectations.
+/// `expects` are functions returning Bool. Returns the failed expectations' indices.
+pub struct ExampleRun<'a> {
+    pub scenario: Option<usize>,
+    pub places: &'a [(u16, u32)],
+    pub dice: &'a [i64],
+    pub call: Option<(crate::program::FnId, Vec<Value>)>,
+    pub expects: &'a [crate::program::FnId],
+}
+
+/// Outcome of one example.
+#[derive(Debug)]
+pub enum ExampleOutcome {
+    Passed,
+    Failed(Vec<usize>),
+    Error(RuntimeError),
+}
+
+pub fn run_example(prog: &Program, ex: &ExampleRun) -> ExampleOutcome {
+    let si = ex.scenario.unwrap_or(0);
+    let Some(scenario) = prog.scenarios.get(si) else {
+        return ExampleOutcome::Error(RuntimeError::new("R0012", "examples need a scenario"));
+    };
+    let mut state = State::new(prog, scenario);
+    // Examples start from an empty map holding only the placed units.
+    for u in state.units.iter_mut() {
+        u.status = crate::state::UnitStatus::Pending;
+        u.hex = crate::state::OFF_MAP;
+    }
+    for &(u, h) in ex.places {
+        if let Some(us) = state.units.get_mut(u as usize) {
+            us.status = crate::state::UnitStatus::OnMap;
+            us.hex = h;
+        }
+    }
+    state.turn = 1;
+    let agents: Vec<Box<dyn Agent>> =
+        (0..prog.sides.len()).map(|i| Box::new(HeuristicAgent::new(0, i as u8)) as Box<dyn Agent>).collect();
+    let rulings: Vec<usize> = prog.rulings.iter().map(|r| r.default).collect();
+    let mut vm = Vm::new(prog, state, si, 0, agents, Log::new(false), rulings, 10_000_000);
+    vm.forced_dice = ex.dice.iter().copied().collect();
+    if let Some((f, args)) = &ex.call {
+        match vm.call(*f, args) {
+            Ok(_) | Err(Halt::End(_)) => {}
+            Err(Halt::Error(e)) => return ExampleOutcome::Error(e),
+        }
+    }
+    let mut failed = Vec::new();
+    for (i, &f) in ex.expects.iter().enumerate() {
+        match vm.call(f, &[]) {
+            Ok(Value::Bool(true)) => {}
+            Ok(_) => failed.push(i),
+            Err(Halt::Error(e)) => return ExampleOutcome::Error(e),
+            Err(Halt::End(_)) => failed.push(i),
+        }
+    }
+    if failed.is_empty() {
+        ExampleOutcome::Passed
+    } else {
+        ExampleOutcome::Failed(failed)
+    }
+}

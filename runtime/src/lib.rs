@@ -1,0 +1,27 @@
+//! kriegsspiel-runtime: bytecode, verifier, VM, game state, dice, agents and log.
+//!
+//! A compiled rulebook is a [`program::Program`] (plain data, serde). [`game::play`]
+//! runs a scenario to its victory determination. This crate depends on neither the
+//! DSL nor the compiler.
+
+pub mod agent;
+mod board;
+mod builtins;
+pub mod dice;
+pub mod disasm;
+mod effects;
+pub mod error;
+pub mod game;
+pub mod log;
+pub mod op;
+pub mod program;
+pub mod state;
+pub mod value;
+pub mod verify;
+mod vm;
+
+pub use error::{GameResult, RuntimeError};
+pub use game::{play, AgentKind, GameOptions, GameOutcome};
+pub use program::Program;
+pub use value::Value;
+pub use vm::Stats;

@@ -1,0 +1,335 @@
+//! The instruction set: register (slot) operands, resolved indices, no names or spans.
+//!
+//! Each function has `slots` registers; parameters occupy the first ones. Spans and
+//! paragraphs live in side tables of [`crate::program::Function`], indexed by pc.
+
+use crate::program::FnId;
+use serde::{Deserialize, Serialize};
+
+/// A register of the current frame.
+pub type Reg = u16;
+/// "No register" for optional operands.
+pub const NO_REG: Reg = u16::MAX;
+
+/// Attribute read by [`Op::Field`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Field {
+    /// A unit's rating at its current step (0 if the counter has none).
+    Rating(u16),
+    /// The hex a unit occupies (Nil if off the map).
+    Hex,
+    Side,
+    UnitType,
+    /// Steps the unit has left (0 when eliminated).
+    Steps,
+    /// Whether the unit is on the map.
+    OnMap,
+    /// Terrain of a hex.
+    Terrain,
+    /// Attribute of a terrain type.
+    TerrainAttr(u16),
+}
+
+/// Built-in functions of the wargame primitives (see `builtins.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(u16)]
+pub enum Builtin {
+    /// `units(side) -> List<Unit>`: the side's units on the map.
+    Units,
+    /// `units_at(hex) -> List<Unit>`.
+    UnitsAt,
+    /// `adjacent_units(hex, side) -> List<Unit>`: the side's units next to the hex.
+    AdjacentUnits,
+    /// `neighbours(hex) -> List<Hex>`.
+    Neighbours,
+    /// `distance(hex, hex) -> Int`.
+    Distance,
+    /// `other(side) -> Side` (two-sided games: the opponent).
+    Other,
+    /// `len(list) -> Int`.
+    Len,
+    /// `reachable(unit) -> List<Hex>`: hexes the unit can reach this phase (start included).
+    Reachable,
+    /// `in_ezoc(hex, side) -> Bool`: is the hex in a zone of control of `side`'s enemies?
+    InEzoc,
+    /// `enemy_distance(hex, side) -> Int`: distance to the nearest enemy combat unit.
+    EnemyDistance,
+    /// `in_region(hex, Region) -> Bool`.
+    InRegion,
+    /// `region_hexes(Region) -> List<Hex>`.
+    RegionHexes,
+    /// `crosses(hex, hex, Feature) -> Bool`: does the shared hexside carry the feature?
+    Crosses,
+    /// `hexside_sum(hex, hex, attr) -> Int`: sum of an attribute over the hexside's features.
+    HexsideSum,
+    /// `turn() -> Int`.
+    Turn,
+    /// `phasing() -> Side`.
+    Phasing,
+    /// `scenario_turns() -> Int`.
+    ScenarioTurns,
+    /// `order() -> List<Side>`: the scenario's player-turn order.
+    Order,
+    /// `flag(Flag) -> Bool`: a scenario flag.
+    Flag,
+    /// `ruling(Ruling, Alternative) -> Bool`: is that alternative in force?
+    Ruling,
+    /// `unit(name) -> Unit` (examples).
+    UnitNamed,
+    /// `retreat(unit, hexes) -> Bool`: retreat by the rulebook's priorities; false if impossible.
+    Retreat,
+    /// `at_edge(hex) -> Bool`: does the hex lie on an edge units may leave by?
+    AtEdge,
+    /// `lookup_shifted(Table, key, shift, roll) -> cell`.
+    LookupShifted,
+    /// `min(a, b)`, `max(a, b)`, `abs(a)`, `ceil_div(a, b)`.
+    Min,
+    Max,
+    Abs,
+    CeilDiv,
+    /// `contains(list, value) -> Bool`.
+    Contains,
+    /// `exited(side) -> Int`: units of the side that left the map by retreat or exit.
+    Exited,
+    /// `occupied_by(hex, side) -> Bool`: does any unit of the side stand in the hex?
+    OccupiedBy,
+    /// `line_of_sight(hex, hex) -> Bool`: LOS by the terrain attribute `blocks_los` and
+    /// hexside attribute `blocks_los`; units block (hexes with combat units).
+    LineOfSight,
+}
+
+/// One instruction. Comments give the effect on registers `r[..]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Op {
+    /// r[dst] = consts[k]
+    Const {
+        dst: Reg,
+        k: u32,
+    },
+    /// r[dst] = r[src]
+    Mov {
+        dst: Reg,
+        src: Reg,
+    },
+    /// r[dst] = r[a] + r[b] (Int; overflow is a runtime error)
+    Add {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Sub {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Mul {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    /// Floor division; division by zero is a runtime error.
+    Div {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Rem {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    /// r[dst] = r[a] == r[b] (any type)
+    Eq {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Ne {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Lt {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Le {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Gt {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Ge {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Neg {
+        dst: Reg,
+        a: Reg,
+    },
+    Not {
+        dst: Reg,
+        a: Reg,
+    },
+    /// pc = to
+    Jump {
+        to: u32,
+    },
+    /// if r[cond] { pc = to }
+    JumpIf {
+        cond: Reg,
+        to: u32,
+    },
+    /// if !r[cond] { pc = to }
+    JumpIfNot {
+        cond: Reg,
+        to: u32,
+    },
+    /// r[dst] = f(r[args..args+argc])
+    Call {
+        f: FnId,
+        args: Reg,
+        argc: u16,
+        dst: Reg,
+    },
+    /// r[dst] = builtin(r[args..args+argc])
+    Builtin {
+        b: Builtin,
+        args: Reg,
+        argc: u16,
+        dst: Reg,
+    },
+    /// return r[src]
+    Ret {
+        src: Reg,
+    },
+    /// return Nil
+    RetNil,
+    /// r[dst] = sum of `count` dice of `sides` faces; logged as a roll event.
+    Roll {
+        dst: Reg,
+        count: u8,
+        sides: u16,
+    },
+    /// r[dst] = tables[table][row_of(r[row])][column_of(r[col])]; logged as a result event.
+    /// `col` is NO_REG for tables without columns.
+    Lookup {
+        dst: Reg,
+        table: u16,
+        col: Reg,
+        row: Reg,
+    },
+    /// r[dst] = an element of list r[list] chosen by side r[side]'s agent; r[scores] (a list
+    /// of Int parallel to the options, or NO_REG) guides heuristic agents. With `or_none`
+    /// the agent may decline (r[dst] = Nil). Logged as a decision event.
+    Choose {
+        dst: Reg,
+        list: Reg,
+        scores: Reg,
+        side: Reg,
+        what: u32,
+        or_none: bool,
+    },
+    /// r[dst] = new empty list
+    ListNew {
+        dst: Reg,
+    },
+    /// push r[v] onto list r[list]
+    ListPush {
+        list: Reg,
+        v: Reg,
+    },
+    /// if r[idx] >= len(r[list]) { pc = done } else { r[dst] = r[list][r[idx]]; r[idx] += 1 }
+    IterNext {
+        list: Reg,
+        idx: Reg,
+        dst: Reg,
+        done: u32,
+    },
+    /// r[dst] = field of r[obj]
+    Field {
+        dst: Reg,
+        obj: Reg,
+        field: Field,
+    },
+    /// r[dst] = unit r[u]'s type belongs to class `class`
+    IsClass {
+        dst: Reg,
+        u: Reg,
+        class: u8,
+    },
+    /// r[dst] = unit or hex r[obj] carries marker `marker`
+    HasMarker {
+        dst: Reg,
+        obj: Reg,
+        marker: u16,
+    },
+    /// r[dst] = track value (side r[side] for per-side tracks, else NO_REG)
+    TrackGet {
+        dst: Reg,
+        track: u16,
+        side: Reg,
+    },
+    /// Effect: set the track to its value + r[by], clamped to its range.
+    Adjust {
+        track: u16,
+        side: Reg,
+        by: Reg,
+    },
+    /// Effect: place unit r[u] in hex r[h].
+    MoveUnit {
+        u: Reg,
+        h: Reg,
+    },
+    /// Effect: the unit is eliminated (counts as eliminated).
+    Eliminate {
+        u: Reg,
+    },
+    /// Effect: the unit leaves the map without counting as eliminated.
+    Remove {
+        u: Reg,
+    },
+    /// Effect: the unit loses one step (eliminated at its last).
+    LoseStep {
+        u: Reg,
+    },
+    Mark {
+        obj: Reg,
+        marker: u16,
+    },
+    Unmark {
+        obj: Reg,
+        marker: u16,
+    },
+    /// End the game: side r[side] wins for `reason`.
+    Win {
+        side: Reg,
+        reason: u32,
+    },
+    /// End the game drawn.
+    Draw {
+        reason: u32,
+    },
+    /// Log event with a message `fmt` (`{}` placeholders) and r[args..args+argc].
+    Log {
+        fmt: u32,
+        args: Reg,
+        argc: u16,
+    },
+    /// Start game turn r[turn]: logs, brings on reinforcements.
+    TurnBegin {
+        turn: Reg,
+    },
+    /// Start phase `name` with phasing side r[side]; logs.
+    PhaseBegin {
+        name: u32,
+        side: Reg,
+    },
+    PhaseEnd,
+}

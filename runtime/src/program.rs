@@ -1,0 +1,321 @@
+//! The compiled rulebook: plain data that the compiler produces and the VM runs.
+//!
+//! Nothing here refers to source text except through paragraph ids and the
+//! `spans` side tables of functions: the runtime depends on neither the DSL nor the
+//! compiler. A `Program` is verified (`verify.rs`) before it is run.
+
+use crate::op::Op;
+use crate::value::Value;
+use serde::{Deserialize, Serialize};
+
+/// Index into [`Program::paragraphs`].
+pub type ParaId = u16;
+/// Index into [`Program::functions`].
+pub type FnId = u32;
+
+/// A whole compiled rulebook.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Program {
+    pub title: String,
+    /// Faces of the rulebook's die (`dice d6` gives 6).
+    pub die_sides: u32,
+    /// Every paragraph the program cites, as written after `§`.
+    pub paragraphs: Vec<String>,
+    pub sides: Vec<String>,
+    pub ratings: Vec<RatingDef>,
+    pub classes: Vec<String>,
+    pub unit_types: Vec<UnitTypeDef>,
+    pub markers: Vec<MarkerDef>,
+    pub tracks: Vec<TrackDef>,
+    pub terrain_attrs: Vec<String>,
+    pub terrains: Vec<FeatureDef>,
+    pub hexside_attrs: Vec<String>,
+    pub hexsides: Vec<FeatureDef>,
+    /// Every result code of every `results` declaration; `Value::Sym` indexes this.
+    pub symbols: Vec<SymbolDef>,
+    pub tables: Vec<TableDef>,
+    pub functions: Vec<Function>,
+    /// Constant pool shared by all functions.
+    pub consts: Vec<Value>,
+    /// String pool (names, messages, log formats).
+    pub strings: Vec<String>,
+    pub hooks: Hooks,
+    pub triggers: Vec<TriggerDef>,
+    /// The sequence of play: a procedure with no parameters.
+    pub sequence: Option<FnId>,
+    pub rulings: Vec<RulingDef>,
+    pub flags: Vec<String>,
+    pub map: MapDef,
+    pub counters: Vec<CounterDef>,
+    pub scenarios: Vec<ScenarioDef>,
+    pub supplied: Vec<SuppliedDef>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RatingDef {
+    pub name: String,
+    pub lo: i64,
+    pub hi: i64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct UnitTypeDef {
+    pub name: String,
+    /// Bit i set: the type belongs to class i.
+    pub classes: u64,
+    pub steps: u8,
+    pub para: ParaId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MarkerOn {
+    Unit,
+    Hex,
+    Side,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MarkerDef {
+    pub name: String,
+    pub on: MarkerOn,
+    pub para: ParaId,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TrackDef {
+    pub name: String,
+    pub per_side: bool,
+    pub lo: i64,
+    pub hi: i64,
+    pub para: ParaId,
+}
+
+/// A terrain type or hexside feature with its attribute values (same order as the
+/// program's `terrain_attrs` / `hexside_attrs`; absent attributes are 0).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FeatureDef {
+    pub name: String,
+    pub attrs: Vec<i64>,
+    pub para: ParaId,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SymbolDef {
+    pub name: String,
+    /// The `results` declaration it belongs to.
+    pub group: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Beyond {
+    Clamp,
+    Error,
+}
+
+/// A die-roll table: rows keyed by roll ranges, optional columns keyed by value ranges.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TableDef {
+    pub name: String,
+    pub para: ParaId,
+    /// Inclusive column ranges in order; a table without columns has one column
+    /// `(i64::MIN, i64::MAX)`.
+    pub columns: Vec<(i64, i64)>,
+    pub rows: Vec<(i64, i64)>,
+    /// `cells[row * columns.len() + col]`.
+    pub cells: Vec<Value>,
+    pub beyond_rows: Beyond,
+    pub beyond_columns: Beyond,
+}
+
+impl TableDef {
+    /// Column index holding `key`, or by clamping when allowed.
+    pub fn column_of(&self, key: i64) -> Option<usize> {
+        find_range(&self.columns, key, self.beyond_columns)
+    }
+    /// Row index holding `roll`, or by clamping when allowed.
+    pub fn row_of(&self, roll: i64) -> Option<usize> {
+        find_range(&self.rows, roll, self.beyond_rows)
+    }
+}
+
+fn find_range(ranges: &[(i64, i64)], v: i64, beyond: Beyond) -> Option<usize> {
+    if let Some(i) = ranges.iter().position(|&(lo, hi)| lo <= v && v <= hi) {
+        return Some(i);
+    }
+    if beyond == Beyond::Error || ranges.is_empty() {
+        return None;
+    }
+    let first = ranges.first()?;
+    if v < first.0 {
+        Some(0)
+    } else {
+        Some(ranges.len() - 1)
+    }
+}
+
+/// Compiled code of a `fn`, `procedure`, `modifiers` set or trigger condition.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Function {
+    pub name: String,
+    pub kind: FnKind,
+    pub params: u16,
+    /// Registers used (parameters first).
+    pub slots: u16,
+    pub code: Vec<Op>,
+    /// Paragraph of each instruction (same length as `code`): the nearest anchor.
+    pub paras: Vec<ParaId>,
+    /// Source location of each instruction as `(file, start, end)` for error messages.
+    pub spans: Vec<(u32, u32, u32)>,
+    pub para: ParaId,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FnKind {
+    #[default]
+    Fn,
+    Procedure,
+    Modifiers,
+    Trigger,
+}
+
+/// Rule hooks that parameterise the built-in wargame primitives.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Hooks {
+    /// `fn(Unit) -> Bool`: does this unit exert a zone of control?
+    pub zoc: Option<FnId>,
+    /// `fn(Unit) -> Int`: movement points available (in the rulebook's MP unit).
+    pub move_allowance: Option<FnId>,
+    /// `fn(Unit, Hex, Hex) -> Int`: cost to move between adjacent hexes, negative = prohibited.
+    pub move_cost: Option<FnId>,
+    /// `fn(Unit, Hex) -> Bool`: entering this hex ends the unit's movement.
+    pub move_stop: Option<FnId>,
+    /// `fn(Unit, Hex, Hex) -> Bool`: may the retreating unit step between these hexes?
+    pub retreat_enter: Option<FnId>,
+    /// Lexicographic preferences for retreat paths: `fn(Unit, Hex) -> Int`, greater is better.
+    pub retreat_prefer: Vec<(PreferScope, FnId)>,
+    pub move_para: ParaId,
+    pub retreat_para: ParaId,
+    pub zoc_para: ParaId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PreferScope {
+    /// Scored on the hex where the retreat ends.
+    End,
+    /// Summed over every hex entered.
+    Each,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TriggerDef {
+    pub name: String,
+    pub once: bool,
+    pub cond: FnId,
+    pub body: FnId,
+    pub para: ParaId,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RulingDef {
+    pub name: String,
+    pub question: String,
+    pub alternatives: Vec<(String, String)>,
+    pub default: usize,
+    pub paras: Vec<ParaId>,
+}
+
+/// The map: a rectangle of hexes in CCRR numbering with terrain and hexside features.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MapDef {
+    pub title: String,
+    pub cols: u16,
+    pub rows: u16,
+    pub even_down: bool,
+    /// Terrain index per hex (dense index `(col-1) * rows + (row-1)`).
+    pub terrain: Vec<u16>,
+    /// Feature bit mask per hex and direction: `sides[hex * 6 + dir]`.
+    pub sides: Vec<u32>,
+    pub regions: Vec<RegionDef>,
+    /// Map edges units may leave by (bit 0 north, 1 east, 2 south, 3 west).
+    pub exit_edges: u8,
+    pub para: ParaId,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RegionDef {
+    pub name: String,
+    pub hexes: Vec<u32>,
+}
+
+/// One counter of the order of battle.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CounterDef {
+    pub name: String,
+    pub side: u8,
+    pub unit_type: u16,
+    /// `values[rating][step]`; `None` when the counter has no such rating.
+    pub values: Vec<Option<Vec<i64>>>,
+    pub steps: u8,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ScenarioDef {
+    pub id: String,
+    pub title: String,
+    pub turns: i64,
+    pub order: Vec<u8>,
+    /// Start value per track slot (see `State::track_slot`).
+    pub track_starts: Vec<(u16, Option<u8>, i64)>,
+    pub flags: Vec<(u16, bool)>,
+    pub placements: Vec<PlacementDef>,
+    pub para: ParaId,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PlacementDef {
+    pub counter: u16,
+    pub hex: u32,
+    /// `Some(t)`: enters as a reinforcement at the start of turn `t`.
+    pub enters_turn: Option<i64>,
+}
+
+/// A datum that is not from the rulebook text, with the reason it was supplied.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SuppliedDef {
+    pub what: String,
+    pub reason: String,
+    pub para: ParaId,
+}
+
+impl Program {
+    pub fn para(&self, id: ParaId) -> &str {
+        self.paragraphs.get(id as usize).map(|s| s.as_str()).unwrap_or("?")
+    }
+    pub fn string(&self, id: u32) -> &str {
+        self.strings.get(id as usize).map(|s| s.as_str()).unwrap_or("?")
+    }
+    pub fn rating_index(&self, name: &str) -> Option<usize> {
+        self.ratings.iter().position(|r| r.name == name)
+    }
+    pub fn scenario(&self, id: &str) -> Option<usize> {
+        self.scenarios.iter().position(|s| s.id == id)
+    }
+    /// Slots of tracks in the state: per-side tracks take one slot per side.
+    pub fn track_slot(&self, track: u16, side: Option<u8>) -> Option<usize> {
+        let mut slot = 0usize;
+        for (i, t) in self.tracks.iter().enumerate() {
+            if i == track as usize {
+                return match (t.per_side, side) {
+                    (true, Some(s)) if (s as usize) < self.sides.len() => Some(slot + s as usize),
+                    (false, _) => Some(slot),
+                    _ => None,
+                };
+            }
+            slot += if t.per_side { self.sides.len() } else { 1 };
+        }
+        None
+    }
+    pub fn track_slots(&self) -> usize {
+        self.tracks.iter().map(|t| if t.per_side { self.sides.len() } else { 1 }).sum()
+    }
+}

@@ -1,0 +1,119 @@
+//! Game state: flat, `Clone`, no pointers, cheap to copy for search players.
+
+use crate::program::{Program, ScenarioDef};
+use serde::Serialize;
+
+/// Hex index meaning "not on the map".
+pub const OFF_MAP: u32 = u32::MAX;
+
+/// Where a counter is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum UnitStatus {
+    /// Not yet in play (a reinforcement waiting for its turn, or not in the scenario).
+    Pending,
+    OnMap,
+    Eliminated,
+    /// Left the map without being eliminated (retreat off map, failed rally).
+    Removed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct UnitState {
+    pub hex: u32,
+    /// Current step: 0 is the strongest side.
+    pub step: u8,
+    pub status: UnitStatus,
+    /// Bit i: marker i (unit markers).
+    pub markers: u64,
+    /// Turn at which a pending reinforcement enters (0 = not in the scenario).
+    pub enters: i16,
+    /// Hex where a pending reinforcement enters.
+    pub entry_hex: u32,
+}
+
+/// The whole state of a game in progress.
+#[derive(Clone, Debug, Serialize)]
+pub struct State {
+    pub turn: i64,
+    pub phase: u32,
+    pub phasing: u8,
+    pub units: Vec<UnitState>,
+    /// Bit i: hex marker i, per hex.
+    pub hex_markers: Vec<u64>,
+    /// Bit i: side marker i, per side.
+    pub side_markers: Vec<u64>,
+    pub tracks: Vec<i64>,
+    pub triggers_fired: Vec<bool>,
+    /// Units of each side that left the map (retreat or exit), not eliminated.
+    pub exited: Vec<i64>,
+}
+
+impl State {
+    /// The initial state of a scenario: placements on the map, reinforcements pending,
+    /// tracks at their start values.
+    pub fn new(program: &Program, scenario: &ScenarioDef) -> State {
+        let n_hex = program.map.cols as usize * program.map.rows as usize;
+        let mut units = vec![
+            UnitState {
+                hex: OFF_MAP,
+                step: 0,
+                status: UnitStatus::Pending,
+                markers: 0,
+                enters: 0,
+                entry_hex: OFF_MAP,
+            };
+            program.counters.len()
+        ];
+        for p in &scenario.placements {
+            if let Some(u) = units.get_mut(p.counter as usize) {
+                match p.enters_turn {
+                    None => {
+                        u.hex = p.hex;
+                        u.status = UnitStatus::OnMap;
+                    }
+                    Some(t) => {
+                        u.enters = t.clamp(0, i16::MAX as i64) as i16;
+                        u.entry_hex = p.hex;
+                    }
+                }
+            }
+        }
+        let mut tracks = vec![0i64; program.track_slots()];
+        for (i, t) in program.tracks.iter().enumerate() {
+            let sides = if t.per_side { program.sides.len() } else { 1 };
+            for s in 0..sides {
+                let side = if t.per_side { Some(s as u8) } else { None };
+                if let Some(slot) = program.track_slot(i as u16, side) {
+                    tracks[slot] = t.lo;
+                }
+            }
+        }
+        for &(track, side, v) in &scenario.track_starts {
+            if let Some(slot) = program.track_slot(track, side) {
+                tracks[slot] = v;
+            }
+        }
+        State {
+            turn: 0,
+            phase: u32::MAX,
+            phasing: 0,
+            units,
+            hex_markers: vec![0; n_hex],
+            side_markers: vec![0; program.sides.len()],
+            tracks,
+            triggers_fired: vec![false; program.triggers.len()],
+            exited: vec![0; program.sides.len()],
+        }
+    }
+
+    /// Bytes a copy of this state occupies (for search players), heap included.
+    pub fn size_bytes(&self) -> usize {
+        std::mem::size_of::<State>()
+            + self.units.len() * std::mem::size_of::<UnitState>()
+            + self.hex_markers.len() * 8
+            + self.side_markers.len() * 8
+            + self.tracks.len() * 8
+            + self.triggers_fired.len()
+            + self.exited.len() * 8
+    }
+}

@@ -1,0 +1,123 @@
+//! Bytecode verification: every index an instruction names exists, every register lies
+//! in its frame, every jump lands inside its function. A verified program can still
+//! be wrong about game rules, but it cannot make the VM index out of bounds.
+
+use crate::op::{Op, Reg, NO_REG};
+use crate::program::Program;
+
+/// Check a program; the first problem found is returned as a message.
+pub fn verify(p: &Program) -> Result<(), String> {
+    for (fi, f) in p.functions.iter().enumerate() {
+        let fail = |pc: usize, what: &str| Err(format!("function {} ({fi}) at {pc}: {what}", f.name));
+        if f.paras.len() != f.code.len() || f.spans.len() != f.code.len() {
+            return fail(0, "side tables do not match the code length");
+        }
+        if f.params > f.slots {
+            return fail(0, "more parameters than registers");
+        }
+        let reg_ok = |r: Reg| r < f.slots;
+        let opt_ok = |r: Reg| r == NO_REG || r < f.slots;
+        let jump_ok = |t: u32| (t as usize) <= f.code.len();
+        for (pc, op) in f.code.iter().enumerate() {
+            let ok = match *op {
+                Op::Const { dst, k } => reg_ok(dst) && (k as usize) < p.consts.len(),
+                Op::Mov { dst, src } => reg_ok(dst) && reg_ok(src),
+                Op::Add { dst, a, b }
+                | Op::Sub { dst, a, b }
+                | Op::Mul { dst, a, b }
+                | Op::Div { dst, a, b }
+                | Op::Rem { dst, a, b }
+                | Op::Eq { dst, a, b }
+                | Op::Ne { dst, a, b }
+                | Op::Lt { dst, a, b }
+                | Op::Le { dst, a, b }
+                | Op::Gt { dst, a, b }
+                | Op::Ge { dst, a, b } => reg_ok(dst) && reg_ok(a) && reg_ok(b),
+                Op::Neg { dst, a } | Op::Not { dst, a } => reg_ok(dst) && reg_ok(a),
+                Op::Jump { to } => jump_ok(to),
+                Op::JumpIf { cond, to } | Op::JumpIfNot { cond, to } => reg_ok(cond) && jump_ok(to),
+                Op::Call { f: g, args, argc, dst } => {
+                    let callee_ok = p.functions.get(g as usize).map(|c| c.params == argc).unwrap_or(false);
+                    callee_ok
+                        && reg_ok(dst)
+                        && (argc == 0 || (args as usize + argc as usize) <= f.slots as usize)
+                }
+                Op::Builtin { args, argc, dst, .. } => {
+                    opt_ok(dst) && (argc == 0 || (args as usize + argc as usize) <= f.slots as usize)
+                }
+                Op::Ret { src } => reg_ok(src),
+                Op::RetNil | Op::PhaseEnd => true,
+                Op::Roll { dst, count, sides } => reg_ok(dst) && count > 0 && sides > 0,
+                Op::Lookup { dst, table, col, row } => {
+                    reg_ok(dst) && opt_ok(col) && reg_ok(row) && (table as usize) < p.tables.len()
+                }
+                Op::Choose { dst, list, scores, side, what, .. } => {
+                    reg_ok(dst)
+                        && reg_ok(list)
+                        && opt_ok(scores)
+                        && reg_ok(side)
+                        && (what as usize) < p.strings.len()
+                }
+                Op::ListNew { dst } => reg_ok(dst),
+                Op::ListPush { list, v } => reg_ok(list) && reg_ok(v),
+                Op::IterNext { list, idx, dst, done } => {
+                    reg_ok(list) && reg_ok(idx) && reg_ok(dst) && jump_ok(done)
+                }
+                Op::Field { dst, obj, .. } => reg_ok(dst) && reg_ok(obj),
+                Op::IsClass { dst, u, class } => {
+                    reg_ok(dst) && reg_ok(u) && (class as usize) < p.classes.len()
+                }
+                Op::HasMarker { dst, obj, marker } => {
+                    reg_ok(dst) && reg_ok(obj) && (marker as usize) < p.markers.len()
+                }
+                Op::TrackGet { dst, track, side } => {
+                    reg_ok(dst) && opt_ok(side) && (track as usize) < p.tracks.len()
+                }
+                Op::Adjust { track, side, by } => {
+                    opt_ok(side) && reg_ok(by) && (track as usize) < p.tracks.len()
+                }
+                Op::MoveUnit { u, h } => reg_ok(u) && reg_ok(h),
+                Op::Eliminate { u } | Op::Remove { u } | Op::LoseStep { u } => reg_ok(u),
+                Op::Mark { obj, marker } | Op::Unmark { obj, marker } => {
+                    reg_ok(obj) && (marker as usize) < p.markers.len()
+                }
+                Op::Win { side, reason } => reg_ok(side) && (reason as usize) < p.strings.len(),
+                Op::Draw { reason } => (reason as usize) < p.strings.len(),
+                Op::Log { fmt, args, argc } => {
+                    (fmt as usize) < p.strings.len()
+                        && (argc == 0 || (args as usize + argc as usize) <= f.slots as usize)
+                }
+                Op::TurnBegin { turn } => reg_ok(turn),
+                Op::PhaseBegin { name, side } => (name as usize) < p.strings.len() && reg_ok(side),
+            };
+            if !ok {
+                return fail(pc, &format!("invalid operand in {op:?}"));
+            }
+        }
+    }
+    for t in &p.tables {
+        if t.cells.len() != t.rows.len() * t.columns.len() || t.columns.is_empty() {
+            return Err(format!("table {}: cell count does not match its shape", t.name));
+        }
+    }
+    let n_hex = p.map.cols as usize * p.map.rows as usize;
+    if p.map.terrain.len() != n_hex || p.map.sides.len() != n_hex * 6 {
+        return Err("map tables do not match the grid size".into());
+    }
+    for c in &p.counters {
+        if (c.side as usize) >= p.sides.len() || (c.unit_type as usize) >= p.unit_types.len() {
+            return Err(format!("counter {} names a missing side or type", c.name));
+        }
+    }
+    for s in &p.scenarios {
+        for pl in &s.placements {
+            if (pl.counter as usize) >= p.counters.len() || (pl.hex as usize) >= n_hex {
+                return Err(format!("scenario {}: placement out of range", s.id));
+            }
+        }
+        if s.order.iter().any(|&x| (x as usize) >= p.sides.len()) {
+            return Err(format!("scenario {}: order names a missing side", s.id));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,353 @@
+//! The interpreter loop: register frames, a step budget, list arena with watermarks.
+//!
+//! `Vm::call` runs one function to completion. Effects and built-ins live in
+//! `effects.rs` and `builtins.rs`; game set-up and the public entry point in `game.rs`.
+
+use crate::agent::Agent;
+use crate::board::Board;
+use crate::dice::Dice;
+use crate::error::{GameResult, RuntimeError};
+use crate::log::Log;
+use crate::op::{Op, Reg, NO_REG};
+use crate::program::{FnId, Program};
+use crate::state::State;
+use crate::value::Value;
+
+/// Why execution stopped before a function returned.
+#[derive(Debug)]
+pub enum Halt {
+    /// The game ended (win or draw).
+    End(GameResult),
+    Error(RuntimeError),
+}
+
+impl From<RuntimeError> for Halt {
+    fn from(e: RuntimeError) -> Halt {
+        Halt::Error(e)
+    }
+}
+
+pub type Exec<T> = Result<T, Halt>;
+
+/// Counters a run reports.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    pub instructions: u64,
+    pub decisions: u64,
+    pub rolls: u64,
+}
+
+/// Maximum call depth (rulebook recursion).
+const MAX_DEPTH: u32 = 256;
+
+/// A running game.
+pub struct Vm<'p> {
+    pub prog: &'p Program,
+    pub state: State,
+    pub scenario: usize,
+    pub(crate) dice: Dice,
+    pub(crate) agents: Vec<Box<dyn Agent + 'p>>,
+    pub log: Log,
+    /// Active alternative per ruling.
+    pub rulings: Vec<usize>,
+    pub(crate) flags: Vec<bool>,
+    pub(crate) regs: Vec<Value>,
+    pub(crate) lists: Vec<Vec<Value>>,
+    pub(crate) pool: Vec<Vec<Value>>,
+    /// Instructions left before the run is stopped (a faulty rulebook cannot loop forever).
+    pub budget: u64,
+    depth: u32,
+    pub(crate) in_trigger: bool,
+    pub(crate) board: Board,
+    pub stats: Stats,
+    /// Scripted dice for examples: consumed before the seeded dice.
+    pub(crate) forced_dice: std::collections::VecDeque<i64>,
+    /// Paragraph of the instruction being executed (for events).
+    pub(crate) cur_para: u16,
+}
+
+impl<'p> Vm<'p> {
+    pub(crate) fn new(
+        prog: &'p Program,
+        state: State,
+        scenario: usize,
+        seed: u64,
+        agents: Vec<Box<dyn Agent + 'p>>,
+        log: Log,
+        rulings: Vec<usize>,
+        budget: u64,
+    ) -> Vm<'p> {
+        let flags = (0..prog.flags.len())
+            .map(|i| {
+                prog.scenarios
+                    .get(scenario)
+                    .and_then(|s| s.flags.iter().find(|(f, _)| *f as usize == i))
+                    .map(|(_, v)| *v)
+                    .unwrap_or(false)
+            })
+            .collect();
+        Vm {
+            prog,
+            state,
+            scenario,
+            dice: Dice::new(seed, 0),
+            agents,
+            log,
+            rulings,
+            flags,
+            regs: Vec::with_capacity(1024),
+            lists: Vec::new(),
+            pool: Vec::new(),
+            budget,
+            depth: 0,
+            in_trigger: false,
+            board: Board::new(&prog.map),
+            stats: Stats::default(),
+            forced_dice: Default::default(),
+            cur_para: 0,
+        }
+    }
+
+    /// Call function `f` with `args`; returns its value.
+    pub fn call(&mut self, f: FnId, args: &[Value]) -> Exec<Value> {
+        let base = self.regs.len();
+        self.regs.extend_from_slice(args);
+        self.invoke(f, base, args.len())
+    }
+
+    /// Run `f` with its `argc` arguments already at `regs[args..]`; the frame starts at
+    /// the current top of the register stack (arguments are copied into it).
+    fn invoke(&mut self, f: FnId, args: usize, argc: usize) -> Exec<Value> {
+        let prog = self.prog;
+        let func = match prog.functions.get(f as usize) {
+            Some(func) => func,
+            None => return Err(RuntimeError::new("R0001", format!("no function #{f}")).into()),
+        };
+        if self.depth >= MAX_DEPTH {
+            return Err(self.located(
+                f,
+                0,
+                RuntimeError::new("R0003", "call depth limit reached (recursive rules?)"),
+            ));
+        }
+        let base = self.regs.len();
+        self.regs.resize(base + func.slots as usize, Value::Nil);
+        let n = argc.min(func.slots as usize);
+        self.regs.copy_within(args..args + n, base);
+        let mark = self.lists.len();
+        self.depth += 1;
+        let result = self.run(f, base);
+        self.depth -= 1;
+        self.regs.truncate(base);
+        // Free lists made by this call, keeping a returned list alive.
+        match result {
+            Ok(Value::List(l)) if l as usize >= mark => {
+                self.lists.swap(mark, l as usize);
+                self.release_lists(mark + 1);
+                Ok(Value::List(mark as u32))
+            }
+            other => {
+                self.release_lists(mark);
+                other
+            }
+        }
+    }
+
+    fn release_lists(&mut self, keep: usize) {
+        while self.lists.len() > keep {
+            if let Some(mut v) = self.lists.pop() {
+                v.clear();
+                self.pool.push(v);
+            }
+        }
+    }
+
+    pub(crate) fn new_list(&mut self) -> u32 {
+        let v = self.pool.pop().unwrap_or_default();
+        self.lists.push(v);
+        (self.lists.len() - 1) as u32
+    }
+
+    pub(crate) fn list(&self, v: Value) -> Result<&[Value], RuntimeError> {
+        match v {
+            Value::List(i) => self
+                .lists
+                .get(i as usize)
+                .map(|l| l.as_slice())
+                .ok_or_else(|| RuntimeError::new("R0002", "dangling list")),
+            other => Err(RuntimeError::new("R0002", format!("expected a list, found {other:?}"))),
+        }
+    }
+
+    #[cold]
+    fn located(&self, f: FnId, pc: usize, mut e: RuntimeError) -> Halt {
+        if let Some(func) = self.prog.functions.get(f as usize) {
+            if e.para.is_empty() {
+                let p = func.paras.get(pc).copied().unwrap_or(func.para);
+                e.para = self.prog.para(p).to_string();
+            }
+            if e.span.is_none() {
+                e.span = func.spans.get(pc).copied();
+            }
+            if e.function.is_empty() {
+                e.function = func.name.clone();
+            }
+        }
+        Halt::Error(e)
+    }
+
+    fn run(&mut self, f: FnId, base: usize) -> Exec<Value> {
+        let prog = self.prog;
+        let func = &prog.functions[f as usize];
+        let code = &func.code[..];
+        let mut pc = 0usize;
+        macro_rules! r {
+            ($x:expr) => {
+                self.regs[base + $x as usize]
+            };
+        }
+        loop {
+            let Some(&op) = code.get(pc) else {
+                return Ok(Value::Nil);
+            };
+            let at = pc;
+            macro_rules! tri {
+                ($e:expr) => {
+                    match $e {
+                        Ok(v) => v,
+                        Err(e) => return Err(self.located(f, at, e)),
+                    }
+                };
+            }
+            if self.budget == 0 {
+                return Err(self.located(
+                    f,
+                    at,
+                    RuntimeError::new("R0004", "step budget exhausted: the rules may loop forever"),
+                ));
+            }
+            self.budget -= 1;
+            self.stats.instructions += 1;
+            pc += 1;
+            match op {
+                Op::Const { dst, k } => {
+                    r!(dst) = prog.consts.get(k as usize).copied().unwrap_or(Value::Nil);
+                }
+                Op::Mov { dst, src } => r!(dst) = r!(src),
+                Op::Add { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_add)),
+                Op::Sub { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_sub)),
+                Op::Mul { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_mul)),
+                Op::Div { dst, a, b } => {
+                    r!(dst) = tri!(int2(r!(a), r!(b), |x, y| {
+                        if y == 0 {
+                            None
+                        } else {
+                            Some(x.div_euclid(y))
+                        }
+                    }))
+                }
+                Op::Rem { dst, a, b } => {
+                    r!(dst) = tri!(int2(r!(a), r!(b), |x, y| {
+                        if y == 0 {
+                            None
+                        } else {
+                            Some(x.rem_euclid(y))
+                        }
+                    }))
+                }
+                Op::Eq { dst, a, b } => r!(dst) = Value::Bool(r!(a) == r!(b)),
+                Op::Ne { dst, a, b } => r!(dst) = Value::Bool(r!(a) != r!(b)),
+                Op::Lt { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_lt())),
+                Op::Le { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_le())),
+                Op::Gt { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_gt())),
+                Op::Ge { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_ge())),
+                Op::Neg { dst, a } => {
+                    let x = tri!(as_int(r!(a)));
+                    r!(dst) = Value::Int(tri!(x.checked_neg().ok_or_else(overflow)));
+                }
+                Op::Not { dst, a } => r!(dst) = Value::Bool(!tri!(as_bool(r!(a)))),
+                Op::Jump { to } => pc = to as usize,
+                Op::JumpIf { cond, to } => {
+                    if tri!(as_bool(r!(cond))) {
+                        pc = to as usize
+                    }
+                }
+                Op::JumpIfNot { cond, to } => {
+                    if !tri!(as_bool(r!(cond))) {
+                        pc = to as usize
+                    }
+                }
+                Op::Call { f: g, args, argc, dst } => {
+                    let v = self.invoke(g, base + args as usize, argc as usize)?;
+                    r!(dst) = v;
+                }
+                Op::Ret { src } => return Ok(r!(src)),
+                Op::RetNil => return Ok(Value::Nil),
+                Op::Builtin { b, args, argc, dst } => {
+                    self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+                    let v = match self.builtin(b, base + args as usize, argc as usize) {
+                        Ok(v) => v,
+                        Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
+                        Err(end) => return Err(end),
+                    };
+                    if dst != NO_REG {
+                        r!(dst) = v;
+                    }
+                }
+                _ => {
+                    self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+                    match self.exec_effect(op, base, pc) {
+                        Ok(next) => pc = next,
+                        Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
+                        Err(end) => return Err(end),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Register read for effect helpers.
+    #[inline]
+    pub(crate) fn reg(&self, base: usize, r: Reg) -> Value {
+        self.regs.get(base + r as usize).copied().unwrap_or(Value::Nil)
+    }
+    #[inline]
+    pub(crate) fn set_reg(&mut self, base: usize, r: Reg, v: Value) {
+        if let Some(slot) = self.regs.get_mut(base + r as usize) {
+            *slot = v;
+        }
+    }
+}
+
+#[cold]
+fn overflow() -> RuntimeError {
+    RuntimeError::new("R0005", "integer overflow or division by zero")
+}
+
+#[inline]
+pub(crate) fn as_int(v: Value) -> Result<i64, RuntimeError> {
+    match v {
+        Value::Int(i) => Ok(i),
+        other => Err(RuntimeError::new("R0002", format!("expected an Int, found {other:?}"))),
+    }
+}
+
+#[inline]
+pub(crate) fn as_bool(v: Value) -> Result<bool, RuntimeError> {
+    match v {
+        Value::Bool(b) => Ok(b),
+        other => Err(RuntimeError::new("R0002", format!("expected a Bool, found {other:?}"))),
+    }
+}
+
+#[inline]
+fn int2(a: Value, b: Value, f: impl Fn(i64, i64) -> Option<i64>) -> Result<Value, RuntimeError> {
+    let (x, y) = (as_int(a)?, as_int(b)?);
+    f(x, y).map(Value::Int).ok_or_else(overflow)
+}
+
+#[inline]
+fn cmp(a: Value, b: Value, f: impl Fn(std::cmp::Ordering) -> bool) -> Result<Value, RuntimeError> {
+    let (x, y) = (as_int(a)?, as_int(b)?);
+    Ok(Value::Bool(f(x.cmp(&y))))
+}

@@ -1,0 +1,363 @@
+//! The `kriegsspiel` command line: check, run, text, disasm (see docs/cli.md).
+//!
+//! Exit codes: 0 success, 1 the rulebook or text has errors (or a game failed at run
+//! time), 2 bad usage or unreadable input.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use kriegsspiel_compiler::{compile, load, Compilation};
+use kriegsspiel_dsl::SourceMap;
+use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "kriegsspiel", version, about = "Compiler and VM for the rules of hex-and-counter wargames")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Compile a rulebook, run its examples, and report coverage and provenance.
+    Check {
+        /// A rulebook directory (all its .ks files) or a single .ks file.
+        rulebook: PathBuf,
+        /// Also check the encoding against the rulebook's own text and report rules coverage.
+        #[arg(long)]
+        text: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
+    /// Play a scenario headlessly and write the JSON Lines log.
+    Run {
+        rulebook: PathBuf,
+        /// Scenario id, e.g. 14.4.
+        #[arg(long)]
+        scenario: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// SIDE=random|heuristic|scripted:FILE (repeatable; default random).
+        #[arg(long = "agent", value_name = "SIDE=KIND")]
+        agents: Vec<String>,
+        /// NAME=ALTERNATIVE to switch a ruling (repeatable).
+        #[arg(long = "ruling", value_name = "NAME=ALT")]
+        rulings: Vec<String>,
+        /// Write the log to FILE instead of standard output.
+        #[arg(long)]
+        log: Option<PathBuf>,
+        /// Play N games from seed, seed+1, ... and print a summary instead of a log.
+        #[arg(long)]
+        games: Option<u64>,
+    },
+    /// Lint a rulebook's prose: numbering, cross-references, dice tables.
+    Text {
+        path: PathBuf,
+        /// Print the paragraph index.
+        #[arg(long)]
+        index: bool,
+        /// Numbering style (default: detected).
+        #[arg(long)]
+        style: Option<String>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
+    /// Print the compiled bytecode.
+    Disasm { rulebook: PathBuf },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let code = match cli.cmd {
+        Cmd::Check { rulebook, text, format } => cmd_check(&rulebook, text.as_deref(), format),
+        Cmd::Run { rulebook, scenario, seed, agents, rulings, log, games } => {
+            cmd_run(&rulebook, scenario, seed, &agents, &rulings, log, games)
+        }
+        Cmd::Text { path, index, style, format } => {
+            let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };
+            let mut out = std::io::stdout();
+            let mut err = std::io::stderr();
+            kriegsspiel_text::run_cli(&opts, &mut out, &mut err) as u8
+        }
+        Cmd::Disasm { rulebook } => match build(&rulebook, Format::Human) {
+            Ok((_, c)) => match &c.program {
+                Some(p) => {
+                    print!("{}", kriegsspiel_runtime::disasm::disassemble(p));
+                    0
+                }
+                None => 1,
+            },
+            Err(code) => code,
+        },
+    };
+    ExitCode::from(code)
+}
+
+/// Load and compile; prints diagnostics. Err(exit code) when unreadable.
+fn build(path: &std::path::Path, format: Format) -> Result<(SourceMap, Compilation), u8> {
+    let sources = match load(path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Err(2);
+        }
+    };
+    let c = compile(&sources);
+    if format == Format::Human {
+        for d in &c.diagnostics {
+            eprint!("{}", d.render(&sources));
+        }
+    }
+    Ok((sources, c))
+}
+
+fn cmd_check(path: &std::path::Path, text: Option<&std::path::Path>, format: Format) -> u8 {
+    let (sources, c) = match build(path, format) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let errors = c.diagnostics.iter().filter(|d| d.is_error()).count();
+    let warnings = c.diagnostics.len() - errors;
+    let coverage = match text {
+        None => None,
+        Some(tp) => {
+            let src = match std::fs::read_to_string(tp) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: cannot read {}: {e}", tp.display());
+                    return 2;
+                }
+            };
+            let encoded: Vec<kriegsspiel_text::EncodedParagraph> = c
+                .report
+                .contents
+                .iter()
+                .map(|(n, t, s)| kriegsspiel_text::EncodedParagraph {
+                    number: n.clone(),
+                    title: t.clone(),
+                    status: match s {
+                        kriegsspiel_compiler::ContentStatus::Encoded => {
+                            kriegsspiel_text::EncodedStatus::Encoded
+                        }
+                        kriegsspiel_compiler::ContentStatus::Waived(w) => {
+                            kriegsspiel_text::EncodedStatus::Waived(w.clone())
+                        }
+                        kriegsspiel_compiler::ContentStatus::Missing => {
+                            kriegsspiel_text::EncodedStatus::Listed
+                        }
+                    },
+                })
+                .collect();
+            match kriegsspiel_text::coverage(&src, None, &encoded) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return 2;
+                }
+            }
+        }
+    };
+    match format {
+        Format::Human => {
+            print!("{}", c.report.render());
+            println!("  diagnostics: {errors} error(s), {warnings} warning(s)");
+            if let Some(r) = &coverage {
+                print!("{}", r.render_human());
+            }
+        }
+        Format::Json => {
+            let diags: Vec<serde_json::Value> = c.diagnostics.iter().map(|d| d.to_json(&sources)).collect();
+            let mut v = serde_json::json!({
+                "report": serde_json::to_value(&c.report).unwrap_or_default(),
+                "diagnostics": diags,
+                "errors": errors,
+                "warnings": warnings,
+            });
+            if let Some(r) = &coverage {
+                v["text_coverage"] = r.to_json();
+            }
+            println!("{v}");
+        }
+    }
+    let text_errors = coverage.map(|r| r.has_errors()).unwrap_or(false);
+    if errors > 0 || text_errors {
+        1
+    } else {
+        0
+    }
+}
+
+fn parse_pairs(items: &[String], what: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut m = BTreeMap::new();
+    for it in items {
+        let Some((k, v)) = it.split_once('=') else {
+            return Err(format!("{what} {it:?} is not NAME=VALUE"));
+        };
+        m.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok(m)
+}
+
+fn cmd_run(
+    path: &std::path::Path,
+    scenario: String,
+    seed: u64,
+    agents: &[String],
+    rulings: &[String],
+    log: Option<PathBuf>,
+    games: Option<u64>,
+) -> u8 {
+    let (_, c) = match build(path, Format::Human) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let Some(prog) = c.program else {
+        eprintln!("error: the rulebook has errors; nothing to run");
+        return 1;
+    };
+    let agent_specs = match parse_pairs(agents, "--agent") {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let mut agent_kinds = BTreeMap::new();
+    for (side, kind) in agent_specs {
+        let k = match kind.as_str() {
+            "random" => AgentKind::Random,
+            "heuristic" => AgentKind::Heuristic,
+            s if s.starts_with("scripted:") => {
+                let file = &s["scripted:".len()..];
+                let text = match std::fs::read_to_string(file) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        eprintln!("error: cannot read script {file}: {e}");
+                        return 2;
+                    }
+                };
+                match kriegsspiel_runtime::agent::ScriptedAgent::parse_script(&text) {
+                    Ok(mut m) => AgentKind::Scripted(m.remove(&side).unwrap_or_default()),
+                    Err(e) => {
+                        eprintln!("error: {file}: {e}");
+                        return 2;
+                    }
+                }
+            }
+            other => {
+                eprintln!("error: unknown agent {other:?} for {side} (random, heuristic, scripted:FILE)");
+                return 2;
+            }
+        };
+        agent_kinds.insert(side, k);
+    }
+    let rulings = match parse_pairs(rulings, "--ruling") {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    if let Some(n) = games {
+        return run_many(&prog, scenario, seed, n, agent_kinds, rulings);
+    }
+    let opts =
+        GameOptions { scenario, seed, agents: agent_kinds, rulings, log: true, ..GameOptions::default() };
+    let outcome = match play(&prog, &opts) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let text = outcome.log.text();
+    let written = match &log {
+        Some(f) => std::fs::write(f, &text).map_err(|e| format!("cannot write {}: {e}", f.display())),
+        None => std::io::stdout().write_all(text.as_bytes()).map_err(|e| e.to_string()),
+    };
+    if let Err(e) = written {
+        eprintln!("error: {e}");
+        return 2;
+    }
+    match outcome.result {
+        Ok(r) => {
+            if log.is_some() {
+                let who = r.winner.clone().unwrap_or_else(|| "draw".into());
+                eprintln!("result: {who} — {} (§{}), turn {}", r.reason, r.para, r.turn);
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            1
+        }
+    }
+}
+
+fn run_many(
+    prog: &kriegsspiel_runtime::Program,
+    scenario: String,
+    seed: u64,
+    n: u64,
+    agents: BTreeMap<String, AgentKind>,
+    rulings: BTreeMap<String, String>,
+) -> u8 {
+    let mut wins: BTreeMap<String, u64> = BTreeMap::new();
+    let mut errors = 0u64;
+    let mut turns = 0i64;
+    let start = std::time::Instant::now();
+    for i in 0..n {
+        let opts = GameOptions {
+            scenario: scenario.clone(),
+            seed: seed + i,
+            agents: agents.clone(),
+            rulings: rulings.clone(),
+            log: false,
+            ..GameOptions::default()
+        };
+        match play(prog, &opts) {
+            Ok(o) => match o.result {
+                Ok(r) => {
+                    *wins.entry(r.winner.unwrap_or_else(|| "draw".into())).or_default() += 1;
+                    turns += r.turn;
+                }
+                Err(e) => {
+                    errors += 1;
+                    eprintln!("seed {}: {e}", seed + i);
+                }
+            },
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let summary = serde_json::json!({
+        "games": n,
+        "results": wins,
+        "errors": errors,
+        "average_turns": if n > errors { turns as f64 / (n - errors) as f64 } else { 0.0 },
+        "seconds": secs,
+    });
+    println!("{summary}");
+    if errors > 0 {
+        1
+    } else {
+        0
+    }
+}

@@ -1,0 +1,94 @@
+//! Cross-reference checks: a reference to a paragraph (or item) that the text
+//! does not have, within the right part; and a reference whose stated topic
+//! matches neither the target's title nor its text.
+
+use std::collections::HashSet;
+
+use super::{title_words, Sink};
+use crate::index::Paragraph;
+use crate::number::format_path;
+
+pub(crate) fn check(sink: &mut Sink) {
+    let refs = sink.index.refs.clone();
+    let style = sink.index.style.clone();
+    for r in &refs {
+        let part_name =
+            r.part.and_then(|p| style.parts.get(p)).map(|p| format!("{} ", p.name)).unwrap_or_default();
+        // Below a range heading (`7.2-7.6`, a pointer to material printed
+        // elsewhere) the text cannot say what exists.
+        let under_range = (1..r.path.len())
+            .any(|k| sink.index.find(r.part, &r.path[..k], None).is_some_and(|p| p.range_end.is_some()));
+        if under_range {
+            continue;
+        }
+        let Some(target) = sink.index.find(r.part, &r.path, None).cloned() else {
+            sink.push(
+                "T0101",
+                r.start,
+                r.end,
+                format!(
+                    "reference to {part_name}{} but the text has no such paragraph",
+                    format_path(&style, &r.path)
+                ),
+            );
+            continue;
+        };
+        if let Some(letter) = r.item {
+            if sink.index.find(r.part, &r.path, Some(letter)).is_none() {
+                sink.push(
+                    "T0101",
+                    r.start,
+                    r.end,
+                    format!(
+                        "reference to {part_name}{} item {letter} but {} has no item {letter}",
+                        format_path(&style, &r.path),
+                        target.number
+                    ),
+                );
+                continue;
+            }
+        }
+        if let Some(topic) = &r.topic {
+            if !topic_matches(sink, &topic.text, &target) {
+                sink.push_with_notes(
+                    "T0102",
+                    topic.start.min(r.start),
+                    topic.end.max(r.end),
+                    format!(
+                        "reference names \"{}\" but {part_name}{} is titled \"{}\"",
+                        topic.text, target.number, target.title
+                    ),
+                    vec!["neither the title nor the paragraph's text has these words".into()],
+                );
+            }
+        }
+    }
+}
+
+/// A topic matches when its words are in the target's title (or an ancestor's),
+/// when the title's words are all in the topic, or when the target's own text
+/// uses all of the topic's words.
+fn topic_matches(sink: &Sink, topic: &str, target: &Paragraph) -> bool {
+    let t: HashSet<String> = title_words(topic).into_iter().collect();
+    if t.is_empty() {
+        return true;
+    }
+    let mut titles: HashSet<String> = title_words(&target.title).into_iter().collect();
+    let own: HashSet<String> = titles.clone();
+    if !own.is_empty() && own.is_subset(&t) {
+        return true;
+    }
+    // Ancestors' titles.
+    let path = &target.path;
+    for k in 1..path.len() {
+        if let Some(a) = sink.index.find(target.part_index, &path[..k], None) {
+            titles.extend(title_words(&a.title));
+        }
+    }
+    if t.is_subset(&titles) {
+        return true;
+    }
+    let body = sink.src.get(target.start..target.end).unwrap_or("");
+    let body_words: HashSet<String> = title_words(body).into_iter().collect();
+    t.is_subset(&body_words)
+}

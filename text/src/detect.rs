@@ -1,0 +1,46 @@
+//! Style auto-detection: index the text under every built-in style and keep the
+//! one whose headings form the most consistent numbering.
+
+use crate::checks::check;
+use crate::index::index;
+use crate::style::Style;
+
+/// How well a style fits a text: headings found, less numbering and reference
+/// faults (a wrong style finds fewer headings and breaks their sequence).
+pub fn score(src: &str, style: &Style) -> i64 {
+    let idx = index(src, style);
+    let findings = check(src, &idx);
+    let headings = idx.headings.len() as i64;
+    let numbering =
+        findings.iter().filter(|f| f.code.starts_with("T000") && f.code != "T0006").count() as i64;
+    let dangling = findings.iter().filter(|f| f.code == "T0101").count() as i64;
+    headings - 2 * numbering - dangling / 2
+}
+
+/// The built-in style that best fits the text (the first declared wins a tie).
+pub fn detect(src: &str) -> Style {
+    let mut best: Option<(i64, Style)> = None;
+    for style in Style::builtin() {
+        let s = score(src, &style);
+        let better = match &best {
+            None => true,
+            Some((b, _)) => s > *b,
+        };
+        if better {
+            best = Some((s, style));
+        }
+    }
+    match best {
+        Some((_, s)) => s,
+        None => Style::builtin().remove(0),
+    }
+}
+
+/// The style named by `name`, or detected when `None`.
+pub fn resolve(src: &str, name: Option<&str>) -> Result<Style, String> {
+    match name {
+        Some(n) => Style::by_name(n)
+            .ok_or_else(|| format!("unknown numbering style `{n}` (known: {})", Style::names().join(", "))),
+        None => Ok(detect(src)),
+    }
+}

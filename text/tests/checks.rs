@@ -1,0 +1,615 @@
+//! Integration tests: for every check, small fixture texts (our own words) that
+//! must be flagged and near misses that must not; the five rulebook texts with
+//! hand-verified counts; the CLI contract; coverage; and a no-panic property.
+
+use std::path::PathBuf;
+
+use kriegsspiel_text::{
+    check, coverage, detect, index, run_cli, validate, EncodedParagraph, EncodedStatus, Finding, Style,
+    TextOptions,
+};
+
+fn style(name: &str) -> Style {
+    Style::by_name(name).expect("built-in style")
+}
+
+fn findings(src: &str, style_name: &str) -> Vec<Finding> {
+    let st = style(style_name);
+    let idx = index(src, &st);
+    check(src, &idx)
+}
+
+fn codes(src: &str, style_name: &str) -> Vec<&'static str> {
+    findings(src, style_name).iter().map(|f| f.code).collect()
+}
+
+fn headings(src: &str, style_name: &str) -> Vec<String> {
+    index(src, &style(style_name)).headings_only().map(|p| p.number.clone()).collect()
+}
+
+// ---------------------------------------------------------------- headings
+
+#[test]
+fn dotted_headings_and_items_are_indexed() {
+    let src =
+        "1.0 Opening\nSome words.\n1.1 Counters\nA. First item.\nB. Second item.\n1.1.1 Sizes\n2.0 Play\n";
+    let idx = index(src, &style("dotted-lettered"));
+    let nums: Vec<&str> = idx.paragraphs.iter().map(|p| p.number.as_str()).collect();
+    assert_eq!(nums, ["1.0", "1.1", "1.1.A", "1.1.B", "1.1.1", "2.0"]);
+    let p = idx.paragraphs.iter().find(|p| p.number == "1.1.1").unwrap();
+    assert_eq!(p.parent.as_deref(), Some("1.1"));
+    assert_eq!(p.title, "Sizes");
+    assert_eq!(p.line, 6);
+    assert!(codes(src, "dotted-lettered").is_empty());
+}
+
+#[test]
+fn sentences_tables_bullets_and_contents_are_not_headings() {
+    let src = "Table of Contents\n- 1.0 Opening\n- 2.0 Play\n1.0 Opening\n1.5 times the usual cost is paid when crossing.\n- 1.2 Bulleted line\n| 1.3 | A table cell |\n2.0 Play\n";
+    assert_eq!(headings(src, "dotted-lettered"), ["1.0", "2.0"]);
+    assert!(codes(src, "dotted-lettered").is_empty());
+}
+
+#[test]
+fn implied_depth_numbers_nest() {
+    let src = "9.0 Fighting\n9.1 Method\n9.11 Who Joins\n9.12 Order\n9.2 Supplies\n10.0 Sieges\n";
+    let idx = index(src, &style("decimal-implied"));
+    let p = idx.paragraphs.iter().find(|p| p.number == "9.12").unwrap();
+    assert_eq!(p.parent.as_deref(), Some("9.1"));
+    assert!(codes(src, "decimal-implied").is_empty());
+}
+
+#[test]
+fn two_column_cases_start_mid_line() {
+    let src = "1.0 BASICS Opening words run on here.\n1.1 GENERAL POINTS\n1.11 General. Words of the first case. 1.12 Second. More words.\nOther column text. 1.13 Third. Text.\n";
+    assert_eq!(headings(src, "case-implied"), ["1.0", "1.1", "1.11", "1.12", "1.13"]);
+    assert!(codes(src, "case-implied").is_empty());
+    // A reference that ends a sentence is not a new case.
+    let near = "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 General. As in 1.12. Then more.\n1.12 Second. Text.\n";
+    assert_eq!(headings(near, "case-implied"), ["1.0", "1.1", "1.11", "1.12"]);
+}
+
+#[test]
+fn detection_picks_the_fitting_style() {
+    let bracketed = "PART ONE: STANDARD RULES\n\nBASICS\n\n[1.] Words.\n\n[2.] More.\n\n[3.] Yet more.\n";
+    assert_eq!(detect(bracketed).name, "bracketed-parts");
+    let rules = "Rule 1: Opening\n\nWords.\n\nRule 2: Moving\n\nA. Item.\n\nRule 3: Fighting\n";
+    assert_eq!(detect(rules).name, "rule-lettered");
+    let implied = "1.0 Opening\n1.1 Parts\n1.11 Small\n1.12 Smaller\n1.2 Next\n2.0 Play\n";
+    assert_eq!(detect(implied).name, "decimal-implied");
+    let dotted = "1.0 Opening\n1.1 Parts\n1.1.1 Small\n1.1.2 Smaller\n1.2 Next\n2.0 Play\n";
+    assert_eq!(detect(dotted).name, "dotted-lettered");
+}
+
+// ---------------------------------------------------------------- numbering
+
+#[test]
+fn numbering_skip_is_flagged() {
+    let src = "1.0 Opening\n1.1 Parts\n1.3 More Parts\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0001"]);
+    let f = &findings(src, "dotted-lettered")[0];
+    assert!(f.message.contains("1.2 missing"), "{}", f.message);
+    assert_eq!(f.paragraph.as_deref(), Some("1.3"));
+}
+
+#[test]
+fn numbering_near_misses_pass() {
+    // Children, returns to a higher level, two-digit siblings.
+    let src = "1.0 A\n1.1 B\n1.1.1 C\n1.1.2 D\n1.2 E\n2.0 F\n2.1 G\n2.2 H\n2.3 I\n2.4 J\n2.5 K\n2.6 L\n2.7 M\n2.8 N\n2.9 O\n2.10 P\n3.0 Q\n";
+    assert!(codes(src, "dotted-lettered").is_empty());
+}
+
+#[test]
+fn repeated_number_is_flagged() {
+    assert_eq!(codes("1.0 A\n1.1 B\n1.1 C\n", "dotted-lettered"), ["T0002"]);
+}
+
+#[test]
+fn backwards_number_is_flagged() {
+    let src = "1.0 A\n1.1 B\n2.0 C\n2.1 D\n1.2 E\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0003"]);
+}
+
+#[test]
+fn missing_parent_is_flagged() {
+    let src = "1.0 A\n1.1 B\n1.1.1 C\n1.2.3 D\n2.0 E\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0004"]);
+}
+
+#[test]
+fn wrong_parent_is_flagged_at_the_outlier() {
+    // 4.4.3 stands where 4.1.3 belongs.
+    let src = "4.0 A\n4.1 B\n4.1.1 C\n4.1.2 D\n4.4.3 E\n4.1.4 F\n4.2 G\n";
+    let f = findings(src, "dotted-lettered");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].code, "T0005");
+    assert!(f[0].message.contains("4.4.3"));
+    assert!(f[0].notes.iter().any(|n| n.contains("4.1.3")));
+}
+
+#[test]
+fn two_column_numbering_uses_set_checks() {
+    // Out of line order is fine in two-column text; a gap and a repeat are not.
+    let fine = "1.0 BASICS\n1.12 Second. Words.\n1.1 GENERAL POINTS\n1.11 First. Words.\n";
+    assert!(codes(fine, "case-implied").is_empty());
+    let gap = "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 First. Words.\n1.13 Third. Words.\n";
+    assert_eq!(codes(gap, "case-implied"), ["T0001"]);
+    let twice =
+        "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 First. Words.\n1.12 Second. Words.\n1.12 Again. Words.\n";
+    assert_eq!(codes(twice, "case-implied"), ["T0002"]);
+    let orphan = "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 First. Words.\n1.231 Stray. Words.\n";
+    assert_eq!(codes(orphan, "case-implied"), ["T0004"]);
+}
+
+#[test]
+fn lettered_items_in_sequence() {
+    let bad = "1.0 A\nA. One.\nC. Three.\n";
+    assert_eq!(codes(bad, "dotted-lettered"), ["T0006"]);
+    let good = "1.0 A\nA. One.\nB. Two.\n1.1 B\nA. Again from the start.\n";
+    assert!(codes(good, "dotted-lettered").is_empty());
+}
+
+#[test]
+fn bracketed_numbers_restart_per_part() {
+    let src = "PART ONE: STANDARD RULES\n\nBASICS\n\n[1.] Words.\n\n[2.] Words.\n\nPART TWO: EXCLUSIVE RULES\n\n[1.] Words.\n\n[3.] Words.\n";
+    let f = findings(src, "bracketed-parts");
+    assert_eq!(f.iter().map(|f| f.code).collect::<Vec<_>>(), ["T0001"]);
+    assert_eq!(f[0].paragraph.as_deref(), Some("Exclusive[3.]"));
+}
+
+// ---------------------------------------------------------------- references
+
+#[test]
+fn reference_to_nothing_is_flagged() {
+    let src = "1.0 Opening\nSee 1.1 for details.\n1.1 Moving\nUnits move (see 2.3) and fight (2.0).\n2.0 Fighting\n";
+    let f = findings(src, "dotted-lettered");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].code, "T0101");
+    assert_eq!(&src[f[0].start..f[0].end], "2.3");
+    assert_eq!(f[0].paragraph.as_deref(), Some("1.1"));
+}
+
+#[test]
+fn quantities_are_not_references() {
+    let src = "1.0 Opening\nA hex is 13.6 km (8.5 miles) across, per version 3.5 of the series.\n";
+    assert!(codes(src, "dotted-lettered").is_empty());
+}
+
+#[test]
+fn item_references_are_checked() {
+    let src = "1.0 Opening\n1.1 Moving\nA. One.\nB. Two.\nSee rule 1.1.B and rule 1.1.D.\n";
+    let f = findings(src, "dotted-lettered");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(&src[f[0].start..f[0].end], "1.1.D");
+}
+
+#[test]
+fn references_name_their_part() {
+    let src = "PART ONE: STANDARD RULES\n\nBASICS\n\n[1.] See ¶3 and Exclusive Rules ¶2.\n\n[2.] Words (see ¶1, 2).\n\nPART TWO: EXCLUSIVE RULES\n\nMORE\n\n[1.] See Standard Rules ¶2; also ¶5.\n\n[2.] See ¶2 in the Standard Rules.\n";
+    let f = findings(src, "bracketed-parts");
+    let spots: Vec<(&str, Option<&str>)> =
+        f.iter().map(|f| (&src[f.start..f.end], f.paragraph.as_deref())).collect();
+    assert_eq!(spots, [("¶3", Some("Standard[1.]")), ("¶5", Some("Exclusive[1.]"))]);
+}
+
+#[test]
+fn rule_references_with_items() {
+    let src =
+        "Rule 1: Opening\n\nA. One.\n\nB. Two.\n\nRule 2: Moving\n\nSee Rule 1 B, Rule 1D and Rule 3.\n";
+    let f = findings(src, "rule-lettered");
+    let spots: Vec<&str> = f.iter().map(|f| &src[f.start..f.end]).collect();
+    assert_eq!(spots, ["Rule 1D", "Rule 3"]);
+}
+
+#[test]
+fn topic_that_differs_is_flagged() {
+    let src = "1.0 Opening\n(see Moving Units, 1.1)\n1.1 Combat Resolution\nWords about fighting.\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0102"]);
+    let src = "1.0 Opening\nException: Cavalry Charges (1.1).\n1.1 Leaders\nWords about officers.\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0102"]);
+    let src = "Rule 1: Opening\n\nWords (Rule 2 – Artillery Fire).\n\nRule 2: Moving\n\nWords.\n";
+    assert_eq!(codes(src, "rule-lettered"), ["T0102"]);
+    let src = "PART ONE: STANDARD RULES\n\nRETREAT\n\n[1.] See “Retreat Priorities” ¶2.\n\nSUPPLY\n\n[2.] Words about wagons.\n";
+    assert_eq!(codes(src, "bracketed-parts"), ["T0102"]);
+}
+
+#[test]
+fn topic_near_misses_pass() {
+    // Same words, plural, title a prefix, words found in the target's text.
+    let src = "1.0 Opening\n(see Moving Unit, 1.1) Exceptions: Terrain Effects (1.2) and Fire Zones (1.3).\n1.1 Moving Units\n1.2 Terrain Effects on Combat\n1.3 Zones\nA fire zone is a hex.\n";
+    assert!(codes(src, "dotted-lettered").is_empty(), "{:?}", findings(src, "dotted-lettered"));
+    // Capitalised game terms in prose are not a stated topic.
+    let src = "1.0 Opening\nUnits in their Movement Phase (1.1) may move.\n1.1 Command\nWords.\n";
+    assert!(codes(src, "dotted-lettered").is_empty());
+    // A quotation inside a sentence is not the reference's topic.
+    let src = "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 First. As noted per 1.12, “old style” markers remain.\n1.12 Second. Words.\n";
+    assert!(codes(src, "case-implied").is_empty());
+}
+
+#[test]
+fn external_references_are_skipped() {
+    let src = "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 First. See KR&Os 9.221 and section 9.0 of the KR&Os, and HGH Exclusive Rule 1.52.\n";
+    assert!(codes(src, "case-implied").is_empty());
+}
+
+// ---------------------------------------------------------------- dice tables
+
+#[test]
+fn dice_gap_is_flagged() {
+    let src = "1.0 Opening\nRoll one die.\n- On a 1-2, nothing happens.\n- On a 4-6, the unit halts.\n";
+    let f = findings(src, "dotted-lettered");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].code, "T0201");
+    assert!(f[0].message.contains("a roll of 3"), "{}", f[0].message);
+}
+
+#[test]
+fn dice_overlap_is_flagged() {
+    let src = "1.0 Opening\nRoll one die.\nA. On a 1-3, nothing happens.\nB. On a 3-6, the unit halts.\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0202"]);
+}
+
+#[test]
+fn dice_beyond_is_flagged() {
+    let src = "1.0 Opening\nRoll one die.\n- 1-4: nothing happens.\n- 5-7: the unit halts.\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0203"]);
+}
+
+#[test]
+fn dice_near_misses_pass() {
+    // Two dice, complete.
+    let two = "1.0 Opening\nRoll two dice.\n- 2-6: nothing happens.\n- 7-12: the unit halts.\n";
+    assert!(codes(two, "dotted-lettered").is_empty());
+    // A modified roll may go past the faces.
+    let modified = "1.0 Opening\nRoll one die and add the modifier.\n- 1-3: nothing.\n- 4-7: halt.\n";
+    assert!(codes(modified, "dotted-lettered").is_empty());
+    // Single values and an open end.
+    let single =
+        "1.0 Opening\nThe owner rolls one die.\n- On a 1-3, good.\n- On a 4-5, bad.\n- On a 6, no change.\n";
+    assert!(codes(single, "dotted-lettered").is_empty());
+    let open = "1.0 Opening\nRoll a die.\n- 1-4: stay.\n- 5+: go.\n";
+    assert!(codes(open, "dotted-lettered").is_empty());
+    // Ranges with no roll in sight are not a dice table.
+    let players = "1.0 Opening\nGame sizes:\n- 2-4: a short game.\n- 6-8: a long game.\n";
+    assert!(codes(players, "dotted-lettered").is_empty());
+    // Hex numbers are not rolls.
+    let hexes = "1.0 Opening\nRoll a die to enter; Area A (0441-1441), Area B (1501-1510).\n";
+    assert!(codes(hexes, "dotted-lettered").is_empty());
+}
+
+#[test]
+fn markdown_dice_tables() {
+    let gap = "1.0 Opening\n| Roll | Result |\n|---|---|\n| 1-2 | Lost |\n| 3-5 | Safe |\n";
+    assert_eq!(codes(gap, "dotted-lettered"), ["T0201"]);
+    let full = "1.0 Opening\n| Die roll | Result |\n|---|---|\n| 1 | One |\n| 2-5 | Some |\n| 6 | All |\n";
+    assert!(codes(full, "dotted-lettered").is_empty());
+    let points = "1.0 Opening\n| Points | Condition |\n|---|---|\n| 5 | A big win |\n| 1 | A small win |\n";
+    assert!(codes(points, "dotted-lettered").is_empty());
+}
+
+#[test]
+fn inline_dice_rows_and_ten_sided_dice() {
+    let full =
+        "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 First. Roll a die: 0-2 Recovers, 3-7 Nothing, 8-9 Dies.\n";
+    assert!(codes(full, "case-implied").is_empty());
+    let gap =
+        "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 First. Roll a die: 0-2 Recovers, 3-7 Nothing, 8-8 Dies.\n";
+    assert_eq!(codes(gap, "case-implied"), ["T0201"]);
+}
+
+// ---------------------------------------------------------------- contents
+
+#[test]
+fn contents_entry_without_heading() {
+    let src = "Table of Contents\n- 1.0 Opening\n- 2.0 Play\n- 3.0 Ending\n1.0 Opening\n2.0 Play\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0301"]);
+}
+
+#[test]
+fn contents_title_differs() {
+    let src = "Table of Contents\n- 1.0 Opening\n- 2.0 Play\n1.0 Opening\n2.0 Combat\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0303"]);
+    // Same words in another case, or the heading adds a scope tag: fine.
+    let src = "1.0 Opening.... 1 2.0 The Play.... 2\n1.0 OPENING\n2.0 THE PLAY CAMPAIGN RULE ONLY\n";
+    assert!(codes(src, "case-implied").is_empty(), "{:?}", findings(src, "case-implied"));
+}
+
+#[test]
+fn heading_missing_from_a_full_contents() {
+    let src = "Table of Contents\n- 1.0 A\n- 2.0 B\n- 3.0 C\n- 4.0 D\n1.0 A\n2.0 B\n3.0 C\n4.0 D\n5.0 E\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0302"]);
+    // A contents that lists a selection of a level is not incomplete.
+    let src = "Table of Contents\n- 1.0 A\n- 1.2 C\n1.0 A\n1.1 B\n1.2 C\n1.3 D\n1.4 E\n";
+    assert!(codes(src, "dotted-lettered").is_empty());
+}
+
+// ---------------------------------------------------------------- the five texts
+
+fn texts_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/rulebook-texts")
+}
+
+fn read_text(name: &str) -> Option<String> {
+    std::fs::read_to_string(texts_dir().join(format!("{name}.txt"))).ok()
+}
+
+/// (code, line, paragraph) of every finding.
+fn summary(src: &str, style_name: &str) -> Vec<(String, usize, String)> {
+    let (_, f) = validate(src, &style(style_name));
+    f.iter().map(|f| (f.code.to_string(), f.line, f.paragraph.clone().unwrap_or_default())).collect()
+}
+
+fn s(code: &str, line: usize, para: &str) -> (String, usize, String) {
+    (code.to_string(), line, para.to_string())
+}
+
+#[test]
+fn rulebook_frederick() {
+    let Some(src) = read_text("frederick-the-great") else {
+        return;
+    };
+    assert_eq!(detect(&src).name, "decimal-implied");
+    let idx = index(&src, &style("decimal-implied"));
+    assert_eq!(idx.headings_only().count(), 93);
+    assert_eq!(idx.toc.len(), 30);
+    // "reinforcements (4.2)": the text has 4.12 Reinforcements, no 4.2.
+    assert_eq!(summary(&src, "decimal-implied"), [s("T0101", 105, "4.0")]);
+}
+
+#[test]
+fn rulebook_peter() {
+    let Some(src) = read_text("peter-the-great") else {
+        return;
+    };
+    assert_eq!(detect(&src).name, "dotted-lettered");
+    let idx = index(&src, &style("dotted-lettered"));
+    assert_eq!(idx.headings_only().count(), 192);
+    assert_eq!(idx.paragraphs.len() - 192, 251);
+    assert_eq!(
+        summary(&src, "dotted-lettered"),
+        [
+            s("T0101", 34, "2.1.1.C"),  // (5.0.4): no such paragraph
+            s("T0101", 163, "5.2.1"),   // (5.2.3, 5.2.4): 5.2 stops at 5.2.3
+            s("T0004", 566, "13.18.3"), // 13.18.3 without 13.18
+        ]
+    );
+    // The dice tables are read: break one and the check says so.
+    let broken = src.replacen("- On a 6, there is no change", "- On a 7, there is no change", 1);
+    let codes: Vec<String> = summary(&broken, "dotted-lettered").into_iter().map(|t| t.0).collect();
+    assert!(codes.contains(&"T0201".to_string()) && codes.contains(&"T0203".to_string()));
+}
+
+#[test]
+fn rulebook_torgau() {
+    let Some(src) = read_text("torgau") else {
+        return;
+    };
+    assert_eq!(detect(&src).name, "rule-lettered");
+    let idx = index(&src, &style("rule-lettered"));
+    assert_eq!(idx.headings_only().count(), 24);
+    assert_eq!(idx.paragraphs.len() - 24, 74);
+    assert!(summary(&src, "rule-lettered").is_empty());
+}
+
+#[test]
+fn rulebook_napoleon() {
+    let Some(src) = read_text("napoleon-at-the-crossroads") else {
+        return;
+    };
+    assert_eq!(detect(&src).name, "bracketed-parts");
+    let idx = index(&src, &style("bracketed-parts"));
+    let standard = idx.headings_only().filter(|p| p.part.as_deref() == Some("Standard")).count();
+    let exclusive = idx.headings_only().filter(|p| p.part.as_deref() == Some("Exclusive")).count();
+    assert_eq!((standard, exclusive), (210, 195));
+    // Exclusive [13.] is missing.
+    assert_eq!(summary(&src, "bracketed-parts"), [s("T0001", 918, "Exclusive[14.]")]);
+}
+
+#[test]
+fn rulebook_sport_of_kings() {
+    let Some(src) = read_text("sport-of-kings") else {
+        return;
+    };
+    assert_eq!(detect(&src).name, "case-implied");
+    let idx = index(&src, &style("case-implied"));
+    // 652 distinct numbers (3.126 is letter-spaced `3 . 1 2 6`) and 6 repeats.
+    assert_eq!(idx.headings_only().count(), 658);
+    assert_eq!(idx.toc.len(), 45);
+    let got = summary(&src, "case-implied");
+    let want = [
+        s("T0002", 202, "3.178"),
+        s("T0002", 257, "3.42"),
+        s("T0101", 259, "3.244"),
+        s("T0002", 276, "3.421"),
+        s("T0002", 309, "4.443"),
+        s("T0001", 309, "4.144"),
+        s("T0002", 337, "4.226"),
+        s("T0002", 496, "4.513"),
+        s("T0001", 512, "4.624"),
+        s("T0004", 516, "6.625"),
+        s("T0101", 543, "4.642"),
+        s("T0004", 741, "5.664"),
+        s("T0102", 861, "7.122"),
+        s("T0001", 884, "7.8"),
+        s("T0004", 1042, "8.931"),
+    ];
+    assert_eq!(got, want);
+}
+
+// ---------------------------------------------------------------- CLI and coverage
+
+fn temp_file(name: &str, body: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("kriegsspiel-text-{}-{name}", std::process::id()));
+    std::fs::write(&p, body).expect("write temp file");
+    p
+}
+
+fn run(opts: &TextOptions) -> (i32, String, String) {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let code = run_cli(opts, &mut out, &mut err);
+    (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
+}
+
+#[test]
+fn cli_exit_codes_and_outputs() {
+    let bad = temp_file("bad.txt", "1.0 Opening\n1.1 Parts\n1.1 Again\n");
+    let (code, out, err) = run(&TextOptions { path: bad.clone(), index: false, json: false, style: None });
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.contains("T0002") && err.contains("§1.1"), "{err}");
+
+    let (code, out, _) = run(&TextOptions {
+        path: bad.clone(),
+        index: true,
+        json: true,
+        style: Some("dotted-lettered".into()),
+    });
+    assert_eq!(code, 1);
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(doc["findings"][0]["code"], "T0002");
+    assert_eq!(doc["findings"][0]["severity"], "error");
+    assert_eq!(doc["paragraphs"][1]["number"], "1.1");
+
+    let good = temp_file("good.txt", "1.0 Opening\n1.1 Parts\n1.3 Skip\n");
+    let (code, out, err) = run(&TextOptions { path: good.clone(), index: true, json: false, style: None });
+    assert_eq!(code, 0, "warnings only");
+    assert!(out.contains("1.3") && err.contains("T0001"));
+
+    let (code, _, err) =
+        run(&TextOptions { path: good.clone(), index: false, json: false, style: Some("nope".into()) });
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown numbering style"));
+
+    let (code, _, _) = run(&TextOptions {
+        path: PathBuf::from("/no/such/file.txt"),
+        index: false,
+        json: false,
+        style: None,
+    });
+    assert_eq!(code, 2);
+    let _ = std::fs::remove_file(bad);
+    let _ = std::fs::remove_file(good);
+}
+
+#[test]
+fn coverage_report() {
+    let src = "1.0 Opening\n1.1 Moving\nA. One.\n1.2 Fighting\n2.0 Notes\n";
+    let enc = |n: &str, t: &str, s: EncodedStatus| EncodedParagraph {
+        number: n.into(),
+        title: t.into(),
+        status: s,
+    };
+    let encoded = [
+        enc("1.1.A", "", EncodedStatus::Encoded),
+        enc("1.2", "Combat", EncodedStatus::Encoded),
+        enc("2.0", "Notes", EncodedStatus::Waived("commentary".into())),
+        enc("3.0", "Ending", EncodedStatus::Listed),
+        enc("1.0", "Opening", EncodedStatus::Listed),
+    ];
+    let r = coverage(src, Some("dotted-lettered"), &encoded).expect("coverage");
+    assert_eq!(r.total, 4);
+    assert_eq!(r.encoded.iter().map(|e| e.number.as_str()).collect::<Vec<_>>(), ["1.1", "1.2"]);
+    assert_eq!(r.waived.len(), 1);
+    assert_eq!(r.neither.iter().map(|e| e.number.as_str()).collect::<Vec<_>>(), ["1.0"]);
+    assert_eq!(r.absent, ["3.0"]);
+    assert_eq!(r.title_mismatches.len(), 1);
+    assert_eq!((r.encoded_permille, r.covered_permille), (500, 750));
+    assert!(r.has_errors());
+    assert!(r.render_human().contains("2 of 4 paragraphs encoded (50.0%)"));
+    assert_eq!(r.to_json()["absent"][0], "3.0");
+
+    let nap =
+        "PART ONE: STANDARD RULES\n\nA\n\n[1.] x\n\nPART TWO: EXCLUSIVE RULES\n\nB\n\n[1.] y\n\n[2.] z\n";
+    let r = coverage(
+        nap,
+        None,
+        &[enc("Exclusive[2.]", "B", EncodedStatus::Encoded), enc("[1.]", "A", EncodedStatus::Encoded)],
+    )
+    .unwrap();
+    assert_eq!(
+        r.encoded.iter().map(|e| e.number.as_str()).collect::<Vec<_>>(),
+        ["Standard[1.]", "Exclusive[2.]"]
+    );
+    let rules = "Rule 1: Opening\n\nA. x\n\nRule 2: Moving\n";
+    let r = coverage(
+        rules,
+        None,
+        &[enc("Rule 1.A", "", EncodedStatus::Encoded), enc("Rule 2", "Moving", EncodedStatus::Encoded)],
+    )
+    .unwrap();
+    assert_eq!(r.encoded.len(), 2);
+    assert!(!r.has_errors());
+    assert!(coverage(rules, Some("nope"), &[]).is_err());
+}
+
+// ---------------------------------------------------------------- robustness
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn fragment() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("1.0 Opening\n".to_string()),
+            Just("7.1.2 Procedure\n".to_string()),
+            Just("Rule 3: Title\n".to_string()),
+            Just("[4.] ".to_string()),
+            Just("PART TWO: EXCLUSIVE RULES\n".to_string()),
+            Just("Table of Contents\n- 2.0 Play\n".to_string()),
+            Just("A. ".to_string()),
+            Just("On a 1-3, ".to_string()),
+            Just("| Roll | Result |\n|---|---|\n| 1-2 | x |\n".to_string()),
+            Just("(see ¶12, “Topic,”) ".to_string()),
+            Just("see 13.0.B. ".to_string()),
+            Just("....... 4 ".to_string()),
+            Just(">>>5.11.10 Case. ".to_string()),
+            Just("roll two dice: 2-6 Win, 7-12 Lose. ".to_string()),
+            "[ -~¶§“”•…é\n]{0,12}".prop_map(|s| s),
+            any::<String>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn never_panics_and_spans_fit(parts in prop::collection::vec(fragment(), 0..30)) {
+            let src: String = parts.concat();
+            let mut styles = Style::builtin();
+            styles.push(detect(&src));
+            for st in &styles {
+                let (idx, findings) = validate(&src, st);
+                for f in &findings {
+                    prop_assert!(f.start <= f.end && f.end <= src.len());
+                    prop_assert!(src.is_char_boundary(f.start) && src.is_char_boundary(f.end));
+                }
+                for p in &idx.paragraphs {
+                    prop_assert!(p.start <= p.end && p.end <= src.len());
+                }
+                let _ = idx.render_human();
+                let _ = kriegsspiel_text::render::to_json("x", &idx, &findings, true);
+            }
+        }
+    }
+}
+
+#[test]
+fn letter_spaced_numbers_from_page_extraction() {
+    let src =
+        "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 First. Words.\n1 . 1 2 Second. Words.\n1.13 Third. Words.\n";
+    assert_eq!(headings(src, "case-implied"), ["1.0", "1.1", "1.11", "1.12", "1.13"]);
+    assert!(codes(src, "case-implied").is_empty());
+}
+
+#[test]
+fn a_sixth_style_is_a_declaration() {
+    // "Article N. Title" numbering: a new value of Style, no new scanning code.
+    let mut article = style("rule-lettered");
+    article.name = "article".into();
+    article.marker = kriegsspiel_text::style::Marker::Keyword("Article".into());
+    let src = "Article 1: Scope\n\nWords (see Article 2).\n\nArticle 2: Terms\n\nArticle 4: Duties\n\nSee Article 9.\n";
+    let idx = index(src, &article);
+    assert_eq!(idx.headings_only().count(), 3);
+    let f = check(src, &idx);
+    assert_eq!(f.iter().map(|f| f.code).collect::<Vec<_>>(), ["T0001", "T0101"]);
+}

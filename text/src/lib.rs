@@ -3,7 +3,7 @@
 //! cross-references, dice tables and the table of contents. Also compares an
 //! encoding's contents with the text (rules coverage).
 //!
-//! Pipeline: `lexer` (logos tokens by line) → `scan` (headings, items, contents,
+//! Pipeline: `lexer` (logos tokens by line) → `scan` + `refscan` (headings, items, contents,
 //! references, driven by a `style::Style` declaration) → `index` → `checks`
 //! → `render` (codespan-reporting / JSON). `cli::run_cli` is `kriegsspiel text`.
 
@@ -14,6 +14,7 @@ pub mod detect;
 pub mod index;
 pub mod lexer;
 pub mod number;
+pub mod refscan;
 pub mod render;
 pub mod scan;
 pub mod style;

@@ -11,6 +11,8 @@ pub enum P {
     AnyList,
     /// The list's element type (second argument of `contains`).
     Elem,
+    /// Any value.
+    Any,
     /// A map region name.
     Region,
     /// A hexside feature name.
@@ -149,7 +151,7 @@ pub fn signatures() -> Vec<BSig> {
             "is this alternative of a ruling in force",
         ),
         s(
-            "retreat",
+            "try_retreat",
             Builtin::Retreat,
             vec![T(Ty::Unit), T(Ty::Int)],
             Ty::Bool,
@@ -185,6 +187,9 @@ pub fn signatures() -> Vec<BSig> {
             false,
             "unblocked line of sight",
         ),
+        s("counters", Builtin::Counters, vec![T(Ty::Side)], Ty::list(Ty::Unit), false, "every counter of the side, on the map or not"),
+        s("id", Builtin::UnitId, vec![T(Ty::Unit)], Ty::Int, false, "the counter's index, a stable tie-breaker"),
+        s("present", Builtin::Present, vec![Any], Ty::Bool, false, "false for the empty answer of `choose ... or none`"),
     ];
     for b in v.iter_mut() {
         b.iv = match b.name {

@@ -606,6 +606,11 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                                     hook(&mut cx, &f, &[Ty::Unit, Ty::Hex, Ty::Hex], Ty::Bool, &para);
                             }
                         }
+                        (false, "end") => {
+                            if let Some(f) = single(&h.value) {
+                                prog.hooks.retreat_end = hook(&mut cx, &f, &[Ty::Unit, Ty::Hex], Ty::Bool, &para);
+                            }
+                        }
                         (false, "prefer") => {
                             let items: Vec<(Option<HookScope>, Ident)> = match &h.value {
                                 HookValue::List(l) => l.clone(),
@@ -623,7 +628,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                             }
                         }
                         (_, other) => {
-                            let known = if is_move { "allowance, cost, stop" } else { "enter, prefer" };
+                            let known = if is_move { "allowance, cost, stop" } else { "enter, end, prefer" };
                             cx.diags.push(
                                 Diagnostic::error(
                                     "E0601",

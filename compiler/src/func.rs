@@ -661,13 +661,19 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.emit(Op::Mov { dst: side_r, src: side.reg });
                 let scores = match prefer {
                     Some(p) => {
-                        let sc = self.temp();
+                        // Scores are computed only for agents that read them.
+                        let sc = self.load(Value::Nil);
+                        let want = self.temp();
+                        self.emit(Op::WantsScores { dst: want, side: side_r, list });
+                        let skip = self.emit(Op::JumpIfNot { cond: want, to: 0 });
                         self.emit(Op::ListNew { dst: sc });
                         self.each(list, &var.name, elem.clone(), |me, _v| {
                             let o = me.expr(p);
                             me.expect_ty(&o, &Ty::Int, p.span, "`prefer` score");
                             me.emit(Op::ListPush { list: sc, v: o.reg });
                         });
+                        let h = self.here();
+                        self.patch(skip, h);
                         sc
                     }
                     None => NO_REG,
@@ -740,7 +746,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let elem = self.elem_ty(&l, iter.span);
         let list = self.temp();
         self.emit(Op::Mov { dst: list, src: l.reg });
-        let needs_body = matches!(q, Quant::Sum | Quant::Any | Quant::All | Quant::Min | Quant::Max);
+        let needs_body = matches!(q, Quant::Sum | Quant::Any | Quant::All | Quant::Min | Quant::Max | Quant::Map);
         if needs_body && body.is_none() {
             self.error(err(
                 "E0301",
@@ -755,9 +761,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
             Quant::Any => Value::Bool(false),
             Quant::All => Value::Bool(true),
             Quant::Min | Quant::Max => Value::Int(0),
-            Quant::Filter => Value::Nil,
+            Quant::Filter | Quant::Map => Value::Nil,
         };
-        if q == Quant::Filter {
+        if matches!(q, Quant::Filter | Quant::Map) {
             self.emit(Op::ListNew { dst: acc });
         } else {
             let k = self.cx.konst(init);
@@ -803,6 +809,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
                                 me.emit(Op::Mov { dst: acc, src: o.reg });
                                 exit_jumps.push(me.emit(Op::JumpIfNot { cond: acc, to: 0 }));
                             }
+                            Quant::Map => {
+                                me.emit(Op::ListPush { list: acc, v: o.reg });
+                            }
                             Quant::Min | Quant::Max => {
                                 me.expect_ty(&o, &Ty::Int, b.span, "`min`/`max` body");
                                 let jf = me.emit(Op::JumpIfNot { cond: first, to: 0 });
@@ -835,13 +844,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
         for j in exit_jumps {
             self.patch(j, h);
         }
-        let _ = body_ty;
         match q {
             Quant::Sum => Self::out(acc, Ty::Int, Iv::ANY),
             Quant::Count => Self::out(acc, Ty::Int, Iv::new(0, BIG)),
             Quant::Any | Quant::All => Self::out(acc, Ty::Bool, Iv::ANY),
             Quant::Min | Quant::Max => Self::out(acc, Ty::Int, body_iv),
             Quant::Filter => Self::out(acc, Ty::list(elem), Iv::ANY),
+            Quant::Map => Self::out(acc, Ty::list(body_ty), Iv::ANY),
         }
     }
 
@@ -1202,6 +1211,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     list_elem = self.elem_ty(&o, a.span);
                     (o.reg, None)
                 }
+                P::Any => {
+                    let o = self.expr(a);
+                    (o.reg, None)
+                }
                 P::Elem => {
                     let o = self.expr(a);
                     self.expect_ty(&o, &list_elem.clone(), a.span, &what);
@@ -1275,7 +1288,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 }
                 (f, "table", env.tables.clone())
             }
-            P::T(_) | P::AnyList | P::Elem => return None,
+            P::T(_) | P::AnyList | P::Elem | P::Any => return None,
         };
         if found.is_some() {
             env.used.insert(n.to_string());

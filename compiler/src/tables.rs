@@ -44,6 +44,8 @@ pub fn lower(env: &mut Env, t: &Table, para: &str, die_sides: u32, diags: &mut V
         columns.push((i64::MIN, i64::MAX));
     }
     // Rows: ordered, non-overlapping, covering the dice.
+    // Tables with a `roll` clause must give a result for every roll of those dice;
+    // tables without one are keyed lookups (e.g. by range) and only need no gaps.
     let (n, s) = t.roll.map(|d| (d.count as i64, d.sides as i64)).unwrap_or((1, die_sides as i64));
     let (dlo, dhi) = (n, n * s);
     let mut rows: Vec<(i64, i64)> = Vec::new();
@@ -83,7 +85,7 @@ pub fn lower(env: &mut Env, t: &Table, para: &str, die_sides: u32, diags: &mut V
     }
     if rows.is_empty() {
         err("E0407", t.name.span, format!("table `{}` has no rows", t.name.name));
-    } else {
+    } else if t.roll.is_some() {
         let (lo, hi) = (rows[0].0, rows[rows.len() - 1].1);
         if lo > dlo || hi < dhi {
             let m = format!(

@@ -487,6 +487,8 @@ pub enum Quant {
     Min,
     Max,
     Filter,
+    /// `map x in list: expr`: the list of the body's values.
+    Map,
 }
 
 #[derive(Clone, Debug, Serialize)]

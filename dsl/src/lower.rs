@@ -996,6 +996,7 @@ impl Lowerer {
                     "all" => Quant::All,
                     "min" => Quant::Min,
                     "max" => Quant::Max,
+                    "map" => Quant::Map,
                     _ => Quant::Filter,
                 };
                 let var = self.ident(k.next());

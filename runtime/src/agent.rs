@@ -26,6 +26,10 @@ pub struct ChoiceRequest<'a> {
 /// An answer: an option index, or `None` to decline (only when `or_none`).
 pub trait Agent {
     fn name(&self) -> String;
+    /// Does this agent read the rulebook's preference scores? (Skips computing them.)
+    fn wants_scores(&self) -> bool {
+        true
+    }
     fn choose(&mut self, req: &ChoiceRequest) -> Option<usize>;
 }
 
@@ -43,6 +47,9 @@ impl RandomAgent {
 impl Agent for RandomAgent {
     fn name(&self) -> String {
         "random".into()
+    }
+    fn wants_scores(&self) -> bool {
+        false
     }
     fn choose(&mut self, req: &ChoiceRequest) -> Option<usize> {
         let n = req.labels.len() as u32 + u32::from(req.or_none);

@@ -63,10 +63,10 @@ impl<'p> Vm<'p> {
             Builtin::UnitsAt => {
                 let h = hex(a(0))?;
                 let l = self.new_list();
-                for (i, u) in self.state.units.iter().enumerate() {
-                    if u.status == UnitStatus::OnMap && u.hex == h {
-                        self.lists[l as usize].push(Value::Unit(i as u16));
-                    }
+                if let Some(here) = self.occ.get(h as usize) {
+                    let items: &[u16] = here;
+                    let list = &mut self.lists[l as usize];
+                    list.extend(items.iter().map(|&u| Value::Unit(u)));
                 }
                 Value::List(l)
             }
@@ -74,14 +74,16 @@ impl<'p> Vm<'p> {
                 let h = hex(a(0))?;
                 let s = side(a(1))?;
                 let l = self.new_list();
-                for (i, u) in self.state.units.iter().enumerate() {
-                    if u.status == UnitStatus::OnMap
-                        && self.prog.counters[i].side == s
-                        && self.board.direction(h, u.hex).is_some()
-                    {
-                        self.lists[l as usize].push(Value::Unit(i as u16));
+                let mut found: Vec<u16> = Vec::new();
+                for d in 0..6 {
+                    if let Some(n) = self.board.neighbour(h, d) {
+                        if let Some(here) = self.occ.get(n as usize) {
+                            found.extend(here.iter().copied().filter(|&u| self.prog.counters[u as usize].side == s));
+                        }
                     }
                 }
+                found.sort_unstable();
+                self.lists[l as usize].extend(found.into_iter().map(Value::Unit));
                 Value::List(l)
             }
             Builtin::Neighbours => {
@@ -124,11 +126,25 @@ impl<'p> Vm<'p> {
             Builtin::OccupiedBy => {
                 let h = hex(a(0))?;
                 let s = side(a(1))?;
-                let found = self.state.units.iter().enumerate().any(|(i, us)| {
-                    us.status == UnitStatus::OnMap && us.hex == h && self.prog.counters[i].side == s
-                });
+                let found = self
+                    .occ
+                    .get(h as usize)
+                    .map(|v| v.iter().any(|&u| self.prog.counters[u as usize].side == s))
+                    .unwrap_or(false);
                 Value::Bool(found)
             }
+            Builtin::Counters => {
+                let s = side(a(0))?;
+                let l = self.new_list();
+                for (i, c) in self.prog.counters.iter().enumerate() {
+                    if c.side == s {
+                        self.lists[l as usize].push(Value::Unit(i as u16));
+                    }
+                }
+                Value::List(l)
+            }
+            Builtin::UnitId => Value::Int(unit(a(0))? as i64),
+            Builtin::Present => Value::Bool(a(0) != Value::Nil),
             Builtin::InRegion => {
                 let h = hex(a(0))?;
                 let r = idx(a(1))?;
@@ -270,10 +286,11 @@ impl<'p> Vm<'p> {
         let Some(zoc) = self.prog.hooks.zoc else { return Ok(false) };
         for d in 0..6u8 {
             let Some(n) = self.board.neighbour(h, d) else { continue };
-            for i in 0..self.state.units.len() {
-                let us = self.state.units[i];
-                if us.status == UnitStatus::OnMap && us.hex == n && self.prog.counters[i].side != side {
-                    let v = self.call(zoc, &[Value::Unit(i as u16)])?;
+            let mut k = 0;
+            while let Some(&i) = self.occ.get(n as usize).and_then(|v| v.get(k)) {
+                k += 1;
+                if self.prog.counters[i as usize].side != side {
+                    let v = self.call(zoc, &[Value::Unit(i)])?;
                     if as_bool(v)? {
                         return Ok(true);
                     }
@@ -392,6 +409,19 @@ impl<'p> Vm<'p> {
         if let Some(e) = err {
             return Err(e);
         }
+        if let Some(end_f) = hooks.retreat_end {
+            let mut kept = Vec::with_capacity(candidates.len());
+            for c in candidates {
+                let ok = match (c.1, c.0.last()) {
+                    (Some(_), _) | (None, None) => true,
+                    (None, Some(&last)) => as_bool(self.call(end_f, &[Value::Unit(u), Value::Hex(last)])?)?,
+                };
+                if ok {
+                    kept.push(c);
+                }
+            }
+            candidates = kept;
+        }
         if candidates.is_empty() {
             return Ok(false);
         }
@@ -427,7 +457,7 @@ impl<'p> Vm<'p> {
         let (path, exit) = candidates.swap_remove(ci);
         let from = start;
         if let Some(&last) = path.last() {
-            self.state.units[u as usize].hex = last;
+            self.set_hex(u, Some(last));
         }
         if self.log.enabled() {
             let fields = json!({

@@ -130,7 +130,7 @@ impl<'p> Vm<'p> {
             }
             Op::Choose { dst, list, scores, side, what, or_none } => {
                 let options: Vec<Value> = self.list(self.reg(base, list))?.to_vec();
-                let score_vals: Option<Vec<i64>> = if scores == NO_REG {
+                let score_vals: Option<Vec<i64>> = if scores == NO_REG || self.reg(base, scores) == Value::Nil {
                     None
                 } else {
                     Some(self.list(self.reg(base, scores))?.iter().map(|v| v.as_int().unwrap_or(0)).collect())
@@ -185,6 +185,14 @@ impl<'p> Vm<'p> {
                         json!({ "by": by, "what": self.prog.string(what), "options": options.len(), "choice": choice }),
                     );
                 }
+            }
+            Op::WantsScores { dst, side, list } => {
+                let many = self.list(self.reg(base, list)).map(|l| l.len() > 1).unwrap_or(false);
+                let wants = match self.reg(base, side) {
+                    Value::Side(s) => self.agents.get(s as usize).map(|a| a.wants_scores()).unwrap_or(false),
+                    _ => false,
+                };
+                self.set_reg(base, dst, Value::Bool(many && wants));
             }
             Op::ListNew { dst } => {
                 let l = self.new_list();
@@ -292,8 +300,8 @@ impl<'p> Vm<'p> {
                     other => return Err(RuntimeError::new("R0002", format!("move to {other:?}")).into()),
                 };
                 let from = self.state.units[u as usize].hex;
-                self.state.units[u as usize].hex = h;
                 self.state.units[u as usize].status = UnitStatus::OnMap;
+                self.set_hex(u, Some(h));
                 if self.log.enabled() {
                     let name = self.prog.counters[u as usize].name.clone();
                     let from = if from == OFF_MAP { Json::Null } else { json!(self.board.label(from)) };
@@ -402,7 +410,7 @@ impl<'p> Vm<'p> {
                     let us = self.state.units[i];
                     if us.status == UnitStatus::Pending && us.enters as i64 == t && us.entry_hex != OFF_MAP {
                         self.state.units[i].status = UnitStatus::OnMap;
-                        self.state.units[i].hex = us.entry_hex;
+                        self.set_hex(i as u16, Some(us.entry_hex));
                         if self.log.enabled() {
                             let name = self.prog.counters[i].name.clone();
                             self.event(
@@ -438,7 +446,7 @@ impl<'p> Vm<'p> {
             return Ok(());
         }
         st.status = UnitStatus::Eliminated;
-        st.hex = OFF_MAP;
+        self.set_hex(u, None);
         let name = self.prog.counters[u as usize].name.clone();
         self.event("eliminate", json!({ "unit": name }));
         self.check_triggers()
@@ -452,7 +460,7 @@ impl<'p> Vm<'p> {
         }
         st.status = UnitStatus::Removed;
         let from = st.hex;
-        st.hex = OFF_MAP;
+        self.set_hex(u, None);
         let side = self.prog.counters[u as usize].side as usize;
         if exited {
             if let Some(x) = self.state.exited.get_mut(side) {

@@ -96,6 +96,12 @@ pub enum Builtin {
     /// `line_of_sight(hex, hex) -> Bool`: LOS by the terrain attribute `blocks_los` and
     /// hexside attribute `blocks_los`; units block (hexes with combat units).
     LineOfSight,
+    /// `id(unit) -> Int`: the counter's index (a stable tie-breaker).
+    UnitId,
+    /// `counters(side) -> List<Unit>`: every counter of the side, on the map or not.
+    Counters,
+    /// `present(x) -> Bool`: false for the empty answer of `choose ... or none`.
+    Present,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.
@@ -236,6 +242,9 @@ pub enum Op {
         what: u32,
         or_none: bool,
     },
+    /// r[dst] = does side r[side]'s agent read preference scores, with more than one
+    /// option in list r[list]? (Random agents do not: their scores are never computed.)
+    WantsScores { dst: Reg, side: Reg, list: Reg },
     /// r[dst] = new empty list
     ListNew {
         dst: Reg,

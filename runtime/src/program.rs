@@ -191,6 +191,8 @@ pub struct Hooks {
     pub move_stop: Option<FnId>,
     /// `fn(Unit, Hex, Hex) -> Bool`: may the retreating unit step between these hexes?
     pub retreat_enter: Option<FnId>,
+    /// `fn(Unit, Hex) -> Bool`: may a retreat end in this hex (stacking)?
+    pub retreat_end: Option<FnId>,
     /// Lexicographic preferences for retreat paths: `fn(Unit, Hex) -> Int`, greater is better.
     pub retreat_prefer: Vec<(PreferScope, FnId)>,
     pub move_para: ParaId,

@@ -64,6 +64,8 @@ pub struct Vm<'p> {
     pub(crate) forced_dice: std::collections::VecDeque<i64>,
     /// Paragraph of the instruction being executed (for events).
     pub(crate) cur_para: u16,
+    /// Units on the map per hex, in unit order (derived from `state`).
+    pub(crate) occ: Vec<Vec<u16>>,
 }
 
 impl<'p> Vm<'p> {
@@ -105,6 +107,45 @@ impl<'p> Vm<'p> {
             stats: Stats::default(),
             forced_dice: Default::default(),
             cur_para: 0,
+            occ: Vec::new(),
+        }
+        .with_occupancy()
+    }
+
+    fn with_occupancy(mut self) -> Self {
+        self.rebuild_occupancy();
+        self
+    }
+
+    /// Recompute the per-hex unit lists from the state.
+    pub(crate) fn rebuild_occupancy(&mut self) {
+        let n = self.board.hex_count() as usize;
+        self.occ = vec![Vec::new(); n];
+        for (i, u) in self.state.units.iter().enumerate() {
+            if u.status == crate::state::UnitStatus::OnMap {
+                if let Some(v) = self.occ.get_mut(u.hex as usize) {
+                    v.push(i as u16);
+                }
+            }
+        }
+    }
+
+    /// Put unit `u` in hex `h` (on the map), or take it off (`None`), keeping the
+    /// per-hex lists in unit order. The status is the caller's business.
+    pub(crate) fn set_hex(&mut self, u: u16, h: Option<u32>) {
+        let old = self.state.units[u as usize].hex;
+        if let Some(v) = self.occ.get_mut(old as usize) {
+            v.retain(|&x| x != u);
+        }
+        match h {
+            Some(h) => {
+                self.state.units[u as usize].hex = h;
+                if let Some(v) = self.occ.get_mut(h as usize) {
+                    let pos = v.partition_point(|&x| x < u);
+                    v.insert(pos, u);
+                }
+            }
+            None => self.state.units[u as usize].hex = crate::state::OFF_MAP,
         }
     }
 

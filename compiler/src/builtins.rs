@@ -187,9 +187,30 @@ pub fn signatures() -> Vec<BSig> {
             false,
             "unblocked line of sight",
         ),
-        s("counters", Builtin::Counters, vec![T(Ty::Side)], Ty::list(Ty::Unit), false, "every counter of the side, on the map or not"),
-        s("id", Builtin::UnitId, vec![T(Ty::Unit)], Ty::Int, false, "the counter's index, a stable tie-breaker"),
-        s("present", Builtin::Present, vec![Any], Ty::Bool, false, "false for the empty answer of `choose ... or none`"),
+        s(
+            "counters",
+            Builtin::Counters,
+            vec![T(Ty::Side)],
+            Ty::list(Ty::Unit),
+            false,
+            "every counter of the side, on the map or not",
+        ),
+        s(
+            "id",
+            Builtin::UnitId,
+            vec![T(Ty::Unit)],
+            Ty::Int,
+            false,
+            "the counter's index, a stable tie-breaker",
+        ),
+        s(
+            "present",
+            Builtin::Present,
+            vec![Any],
+            Ty::Bool,
+            false,
+            "false for the empty answer of `choose ... or none`",
+        ),
     ];
     for b in v.iter_mut() {
         b.iv = match b.name {

@@ -608,7 +608,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         }
                         (false, "end") => {
                             if let Some(f) = single(&h.value) {
-                                prog.hooks.retreat_end = hook(&mut cx, &f, &[Ty::Unit, Ty::Hex], Ty::Bool, &para);
+                                prog.hooks.retreat_end =
+                                    hook(&mut cx, &f, &[Ty::Unit, Ty::Hex], Ty::Bool, &para);
                             }
                         }
                         (false, "prefer") => {
@@ -733,7 +734,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 scenario: None,
                 places: Vec::new(),
                 dice: Vec::new(),
-                call: None,
+                calls: Vec::new(),
                 expects: Vec::new(),
                 span: d.span,
             };
@@ -779,7 +780,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         let mut fc = FnCx::new(&mut cx, &para, *span, false, "procedure");
                         fc.block(&block);
                         let f = fc.finish(&format!("example: {}", ex.title), FnKind::Procedure, 0);
-                        data.call = Some(functions.len() as u32);
+                        data.calls.push(functions.len() as u32);
                         functions.push(f);
                     }
                     ExampleItem::Expect(e) => {

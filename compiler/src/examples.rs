@@ -16,7 +16,7 @@ pub struct ExampleData {
     pub scenario: Option<usize>,
     pub places: Vec<(u16, u32)>,
     pub dice: Vec<i64>,
-    pub call: Option<FnId>,
+    pub calls: Vec<FnId>,
     pub expects: Vec<(FnId, Span)>,
     pub span: Span,
 }
@@ -29,7 +29,7 @@ pub fn run_all(p: &Program, examples: &[ExampleData], diags: &mut Vec<Diagnostic
             scenario: ex.scenario,
             places: &ex.places,
             dice: &ex.dice,
-            call: ex.call.map(|f| (f, Vec::new())),
+            calls: ex.calls.iter().map(|&f| (f, Vec::new())).collect(),
             expects: &expects,
         };
         let mut d = match run_example(p, &run) {

@@ -746,7 +746,8 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let elem = self.elem_ty(&l, iter.span);
         let list = self.temp();
         self.emit(Op::Mov { dst: list, src: l.reg });
-        let needs_body = matches!(q, Quant::Sum | Quant::Any | Quant::All | Quant::Min | Quant::Max | Quant::Map);
+        let needs_body =
+            matches!(q, Quant::Sum | Quant::Any | Quant::All | Quant::Min | Quant::Max | Quant::Map);
         if needs_body && body.is_none() {
             self.error(err(
                 "E0301",

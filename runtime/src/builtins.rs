@@ -78,7 +78,9 @@ impl<'p> Vm<'p> {
                 for d in 0..6 {
                     if let Some(n) = self.board.neighbour(h, d) {
                         if let Some(here) = self.occ.get(n as usize) {
-                            found.extend(here.iter().copied().filter(|&u| self.prog.counters[u as usize].side == s));
+                            found.extend(
+                                here.iter().copied().filter(|&u| self.prog.counters[u as usize].side == s),
+                            );
                         }
                     }
                 }

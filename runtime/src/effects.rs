@@ -101,7 +101,7 @@ impl<'p> Vm<'p> {
             Field::Side => Value::Side(c.side),
             Field::UnitType => Value::UnitType(c.unit_type),
             Field::Steps => Value::Int(match us.status {
-                UnitStatus::Eliminated | UnitStatus::Removed => 0,
+                UnitStatus::Eliminated => 0,
                 _ => c.steps as i64 - us.step as i64,
             }),
             Field::OnMap => Value::Bool(us.status == UnitStatus::OnMap),
@@ -130,7 +130,8 @@ impl<'p> Vm<'p> {
             }
             Op::Choose { dst, list, scores, side, what, or_none } => {
                 let options: Vec<Value> = self.list(self.reg(base, list))?.to_vec();
-                let score_vals: Option<Vec<i64>> = if scores == NO_REG || self.reg(base, scores) == Value::Nil {
+                let score_vals: Option<Vec<i64>> = if scores == NO_REG || self.reg(base, scores) == Value::Nil
+                {
                     None
                 } else {
                     Some(self.list(self.reg(base, scores))?.iter().map(|v| v.as_int().unwrap_or(0)).collect())

@@ -163,13 +163,13 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
     Ok(GameOutcome { result, stats, final_state: vm.state, log: vm.log })
 }
 
-/// Run an example: place units, force dice, call a procedure, evaluate expectations.
+/// Run an example: place units, force dice, call procedures in order, evaluate expectations.
 /// `expects` are functions returning Bool. Returns the failed expectations' indices.
 pub struct ExampleRun<'a> {
     pub scenario: Option<usize>,
     pub places: &'a [(u16, u32)],
     pub dice: &'a [i64],
-    pub call: Option<(crate::program::FnId, Vec<Value>)>,
+    pub calls: Vec<(crate::program::FnId, Vec<Value>)>,
     pub expects: &'a [crate::program::FnId],
 }
 
@@ -204,9 +204,10 @@ pub fn run_example(prog: &Program, ex: &ExampleRun) -> ExampleOutcome {
     let rulings: Vec<usize> = prog.rulings.iter().map(|r| r.default).collect();
     let mut vm = Vm::new(prog, state, si, 0, agents, Log::new(false), rulings, 10_000_000);
     vm.forced_dice = ex.dice.iter().copied().collect();
-    if let Some((f, args)) = &ex.call {
+    for (f, args) in &ex.calls {
         match vm.call(*f, args) {
-            Ok(_) | Err(Halt::End(_)) => {}
+            Ok(_) => {}
+            Err(Halt::End(_)) => break,
             Err(Halt::Error(e)) => return ExampleOutcome::Error(e),
         }
     }

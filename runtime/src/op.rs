@@ -20,7 +20,7 @@ pub enum Field {
     Hex,
     Side,
     UnitType,
-    /// Steps the unit has left (0 when eliminated).
+    /// Steps the unit has left (0 when eliminated; a unit removed from the map keeps its steps).
     Steps,
     /// Whether the unit is on the map.
     OnMap,
@@ -244,7 +244,11 @@ pub enum Op {
     },
     /// r[dst] = does side r[side]'s agent read preference scores, with more than one
     /// option in list r[list]? (Random agents do not: their scores are never computed.)
-    WantsScores { dst: Reg, side: Reg, list: Reg },
+    WantsScores {
+        dst: Reg,
+        side: Reg,
+        list: Reg,
+    },
     /// r[dst] = new empty list
     ListNew {
         dst: Reg,

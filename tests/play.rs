@@ -130,21 +130,46 @@ fn run_trace_golden_seed_1_heuristic() {
 
 /// 200 seeds with random agents and 50 with heuristic agents: every game reaches a
 /// victory determination without a runtime error.
-#[test]
-fn scenario_14_4_many_seeds_no_runtime_error() {
+fn many_seeds(scenario: &str) {
     let mut results: BTreeMap<String, u32> = BTreeMap::new();
     for (agent, n) in [(AgentKind::Random, 200u64), (AgentKind::Heuristic, 50)] {
         for seed in 1..=n {
             let mut o = opts(seed, agent.clone());
+            o.scenario = scenario.into();
             o.log = false;
             let out = play(peter(), &o).expect("plays");
             match out.result {
                 Ok(r) => *results.entry(r.winner.unwrap_or_else(|| "draw".into())).or_default() += 1,
-                Err(e) => panic!("seed {seed} ({}): {e}", agent.name()),
+                Err(e) => panic!("scenario {scenario} seed {seed} ({}): {e}", agent.name()),
             }
         }
     }
     assert_eq!(results.values().sum::<u32>(), 250);
+}
+
+#[test]
+fn scenario_14_4_many_seeds_no_runtime_error() {
+    many_seeds("14.4");
+}
+
+#[test]
+fn scenario_14_2_many_seeds_no_runtime_error() {
+    many_seeds("14.2");
+}
+
+/// 14.2 places the redoubts, two under construction, and garrisons them (7.8.2).
+#[test]
+fn scenario_14_2_has_redoubts_fire_zones_and_turn_1_entries() {
+    let mut o = opts(2, AgentKind::Heuristic);
+    o.scenario = "14.2".into();
+    let out = play(peter(), &o).expect("plays");
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    let text = out.log.text();
+    assert_eq!(text.matches("\"marker\":\"Redoubt\"").count() >= 10, true);
+    assert!(text.contains("\"marker\":\"RedoubtUC\""));
+    assert!(text.contains("\"marker\":\"Garrison\""));
+    assert!(text.contains("\"type\":\"enter\""), "Swedish cavalry enters on Turn 1 (14.2.2 F)");
+    assert!(text.contains("\"marker\":\"FZ"), "fire zones are placed (7.7.1 A)");
 }
 
 #[test]
@@ -210,7 +235,10 @@ fn cli_run_is_deterministic_and_ends_with_a_result_line() {
     let last: serde_json::Value = serde_json::from_str(text.lines().last().expect("lines")).expect("json");
     assert_eq!(last["type"], "end");
     assert!(last.get("winner").is_some());
-    assert!(last["para"].as_str().map(|p| p.starts_with("10.") || p.starts_with("11.")).unwrap_or(false), "{last}");
+    assert!(
+        last["para"].as_str().map(|p| p.starts_with("10.") || p.starts_with("11.")).unwrap_or(false),
+        "{last}"
+    );
 }
 
 #[test]
@@ -238,7 +266,15 @@ fn cli_check_prints_counts() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
-    for needle in ["paragraphs: 192 in contents", "encoded", "waived", "missing", "supplied items", "rulings", "examples"] {
+    for needle in [
+        "paragraphs: 192 in contents",
+        "encoded",
+        "waived",
+        "missing",
+        "supplied items",
+        "rulings",
+        "examples",
+    ] {
         assert!(text.contains(needle), "{needle} not in {text}");
     }
     let _ = Path::new("");

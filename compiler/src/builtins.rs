@@ -211,6 +211,38 @@ pub fn signatures() -> Vec<BSig> {
             false,
             "false for the empty answer of `choose ... or none`",
         ),
+        s(
+            "direction",
+            Builtin::Direction,
+            vec![T(Ty::Hex), T(Ty::Hex)],
+            Ty::Int,
+            false,
+            "direction 0-5 from the first hex to an adjacent second, else -1",
+        ),
+        s(
+            "neighbour",
+            Builtin::Neighbour,
+            vec![T(Ty::Hex), T(Ty::Int)],
+            Ty::Hex,
+            false,
+            "the adjacent hex in a direction (test with present: none off the map)",
+        ),
+        s(
+            "route",
+            Builtin::Route,
+            vec![T(Ty::Unit), T(Ty::Hex)],
+            Ty::list(Ty::Hex),
+            false,
+            "the hexes a move to the hex enters, in order",
+        ),
+        s(
+            "can_retreat",
+            Builtin::CanRetreat,
+            vec![T(Ty::Unit), T(Ty::Int)],
+            Ty::Bool,
+            false,
+            "would a retreat of that many hexes be possible",
+        ),
     ];
     for b in v.iter_mut() {
         b.iv = match b.name {

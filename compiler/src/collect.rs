@@ -144,6 +144,9 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     // ---------------------------------------------------------------- contents, anchors
     let contents = Contents::build(&book.contents, scheme, diags);
     let mut encoded: BTreeSet<String> = BTreeSet::new();
+    // Modifier lines' anchors are checked here and come back among the statement
+    // anchors when the set's body is compiled: report each once.
+    let mut checked_line_anchors: BTreeSet<Span> = BTreeSet::new();
     let check_anchor = |a: &Anchor, diags: &mut Vec<Diagnostic>, encoded: &mut BTreeSet<String>| {
         if let Some(b) = contents.check(a, scheme, diags) {
             encoded.insert(b);
@@ -157,6 +160,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             DeclKind::Modifiers(m) => {
                 for l in &m.lines {
                     if let Some(a) = &l.anchor {
+                        checked_line_anchors.insert(a.span);
                         check_anchor(a, diags, &mut encoded);
                     }
                 }
@@ -575,6 +579,35 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 prog.hooks.zoc = hook(&mut cx, f, &[Ty::Unit], Ty::Bool, &para);
                 prog.hooks.zoc_para = cx.env.para(&para);
             }
+            DeclKind::LineOfSight(hooks) => {
+                for h in hooks {
+                    let HookValue::Fn(f) = &h.value else {
+                        cx.diags.push(
+                            Diagnostic::error("E0601", h.name.span, "a line_of_sight hook names one fn")
+                                .with_paragraph(para.clone()),
+                        );
+                        continue;
+                    };
+                    match h.name.name.as_str() {
+                        "hex" => {
+                            prog.hooks.los_hex =
+                                hook(&mut cx, f, &[Ty::Hex, Ty::Hex, Ty::Hex], Ty::Bool, &para)
+                        }
+                        "hexside" => {
+                            prog.hooks.los_side =
+                                hook(&mut cx, f, &[Ty::Hex, Ty::Hex, Ty::Hex, Ty::Hex], Ty::Bool, &para)
+                        }
+                        other => cx.diags.push(
+                            Diagnostic::error(
+                                "E0601",
+                                h.name.span,
+                                format!("unknown hook `{other}` (hooks here: hex, hexside)"),
+                            )
+                            .with_paragraph(para.clone()),
+                        ),
+                    }
+                }
+            }
             DeclKind::Movement(hooks) | DeclKind::Retreat(hooks) => {
                 let is_move = matches!(d.kind, DeclKind::Movement(_));
                 for h in hooks {
@@ -809,6 +842,9 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     let strings = std::mem::take(&mut cx.strings);
     drop(cx);
     for (a, _) in &stmt_anchors {
+        if checked_line_anchors.contains(&a.span) {
+            continue;
+        }
         if let Some(b) = contents.check(a, scheme, diags) {
             encoded.insert(b);
         }

@@ -13,6 +13,14 @@ use kriegsspiel_runtime::op::{Builtin, Field, Op, Reg, NO_REG};
 use kriegsspiel_runtime::program::{Beyond, FnKind, Function, TableDef};
 use kriegsspiel_runtime::Value;
 
+/// What the range analysis knows of a modifier set: the interval of its additions
+/// (unknown when it multiplies) and its cap.
+#[derive(Clone, Copy, Debug)]
+pub struct ModRange {
+    pub iv: Iv,
+    pub cap: Option<(i64, i64)>,
+}
+
 /// State shared by all function compilations.
 pub struct Cx<'a> {
     pub env: &'a mut Env,
@@ -27,7 +35,7 @@ pub struct Cx<'a> {
     /// Paragraph of each table (text).
     pub table_paras: Vec<String>,
     /// Modifier sets' add ranges and paragraphs: name -> (interval of the adds, paragraphs).
-    pub modifier_info: std::collections::BTreeMap<String, (Iv, Vec<String>)>,
+    pub modifier_info: std::collections::BTreeMap<String, (ModRange, Vec<String>)>,
 }
 
 impl<'a> Cx<'a> {
@@ -517,7 +525,14 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if sig.kind == CallableKind::Modifiers {
             if let Some((adds, paras)) = self.cx.modifier_info.get(&name.name).cloned() {
                 let base_iv = outs.last().map(|(o, _)| o.iv).unwrap_or(Iv::ANY);
-                out.iv = base_iv.add(adds);
+                // `adds` is ANY when the set multiplies; a cap bounds the whole result.
+                out.iv = match adds.cap {
+                    Some((lo, hi)) => {
+                        let v = base_iv.add(adds.iv);
+                        Iv::new(v.lo.clamp(lo, hi), v.hi.clamp(lo, hi))
+                    }
+                    None => base_iv.add(adds.iv),
+                };
                 out.mods = paras;
                 for (o, _) in &outs {
                     out.mods.extend(o.mods.iter().cloned());
@@ -601,7 +616,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     let m = format!("`if` branches differ: {} and {}", ao.ty.name(&g), bo.ty.name(&g));
                     self.error(err("E0301", e.span, m));
                 }
-                let ty = if ao.ty == Ty::Error { bo.ty } else { ao.ty };
+                let ty = ao.ty.clone().join(bo.ty.clone());
                 let mut out = Self::out(dst, ty, ao.iv.union(bo.iv));
                 out.mods = ao.mods;
                 out.mods.extend(bo.mods);
@@ -667,11 +682,19 @@ impl<'c, 'a> FnCx<'c, 'a> {
                         self.emit(Op::WantsScores { dst: want, side: side_r, list });
                         let skip = self.emit(Op::JumpIfNot { cond: want, to: 0 });
                         self.emit(Op::ListNew { dst: sc });
+                        // Scores must not change the game: agents that skip them would
+                        // otherwise see a different game (a roll consumed, a unit moved).
+                        let saved_pure = self.pure;
+                        let saved_what = self.what;
+                        self.pure = true;
+                        self.what = "`prefer` score";
                         self.each(list, &var.name, elem.clone(), |me, _v| {
                             let o = me.expr(p);
                             me.expect_ty(&o, &Ty::Int, p.span, "`prefer` score");
                             me.emit(Op::ListPush { list: sc, v: o.reg });
                         });
+                        self.pure = saved_pure;
+                        self.what = saved_what;
                         let h = self.here();
                         self.patch(skip, h);
                         sc
@@ -692,11 +715,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 let mut ty = Ty::Error;
                 for it in items {
                     let o = self.expr(it);
-                    if ty == Ty::Error {
-                        ty = o.ty.clone();
-                    } else {
+                    if !o.ty.fits(&ty) {
                         self.expect_ty(&o, &ty.clone(), it.span, "list element");
                     }
+                    ty = ty.join(o.ty.clone());
                     self.emit(Op::ListPush { list: dst, v: o.reg });
                 }
                 Self::out(dst, Ty::list(ty), Iv::ANY)
@@ -1316,11 +1338,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
     }
 
     /// Compile a modifier set's body: params already declared, then the base value.
-    pub fn modifiers(&mut self, m: &Modifiers) -> (Iv, Vec<String>) {
+    pub fn modifiers(&mut self, m: &Modifiers) -> (ModRange, Vec<String>) {
         let base = self.locals.last().map(|l| l.reg).unwrap_or(0);
         let num = self.load(Value::Int(1));
         let den = self.load(Value::Int(1));
         let add = self.load(Value::Int(0));
+        // `best`: the greatest applicable addition; none applicable adds 0.
+        let seen = self.load(Value::Bool(false));
         let mut lo = 0i64;
         let mut hi = 0i64;
         let mut paras = vec![self.para_text()];
@@ -1363,7 +1387,16 @@ impl<'c, 'a> FnCx<'c, 'a> {
                             let a2 = me.temp();
                             me.emit(Op::Mov { dst: args, src: add });
                             me.emit(Op::Mov { dst: a2, src: t });
+                            let first = me.emit(Op::JumpIf { cond: seen, to: 0 });
+                            me.emit(Op::Mov { dst: add, src: t });
+                            let kt = me.cx.konst(Value::Bool(true));
+                            me.emit(Op::Const { dst: seen, k: kt });
+                            let done = me.emit(Op::Jump { to: 0 });
+                            let h = me.here();
+                            me.patch(first, h);
                             me.emit(Op::Builtin { b: Builtin::Max, args, argc: 2, dst: add });
+                            let h = me.here();
+                            me.patch(done, h);
                         } else if *negative {
                             me.emit(Op::Sub { dst: add, a: add, b: r });
                         } else {
@@ -1398,7 +1431,8 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
         }
         self.emit(Op::Add { dst: res, a: res, b: add });
-        let mut iv = Iv::new(lo, hi);
+        let has_mul = m.lines.iter().any(|l| matches!(l.effect, ModEffect::Mul { .. }));
+        let iv = if has_mul { Iv::ANY } else { Iv::new(lo, hi) };
         if let Some(cap) = m.cap {
             for (bi, bound) in [(Builtin::Max, cap.lo), (Builtin::Min, cap.hi)] {
                 let args = self.temp();
@@ -1408,10 +1442,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.emit(Op::Const { dst: a2, k });
                 self.emit(Op::Builtin { b: bi, args, argc: 2, dst: res });
             }
-            iv = Iv::new(lo.max(cap.lo), hi.min(cap.hi));
         }
         self.emit(Op::Ret { src: res });
-        (iv, paras)
+        (ModRange { iv, cap: m.cap.map(|c| (c.lo, c.hi)) }, paras)
     }
 }
 

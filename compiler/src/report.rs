@@ -44,6 +44,9 @@ impl Report {
             pct(self.missing.len())
         ));
         s.push_str(&format!("  supplied items: {}\n", self.supplied.len()));
+        for (what, reason, para) in &self.supplied {
+            s.push_str(&format!("    §{para} {what}: {reason}\n"));
+        }
         s.push_str(&format!("  rulings: {}\n", self.rulings.len()));
         s.push_str(&format!("  examples: {} run, {} passed\n", self.examples_run, self.examples_passed));
         s.push_str(&format!("  tables: {}, compiled functions: {}\n", self.tables, self.functions));

@@ -33,6 +33,14 @@ impl Ty {
             (a, b) => a == b,
         }
     }
+    /// The more precise of two compatible types (`List<?>` from `[]` yields to `List<Hex>`).
+    pub fn join(self, other: Ty) -> Ty {
+        match (self, other) {
+            (Ty::Error, t) | (t, Ty::Error) => t,
+            (Ty::List(a), Ty::List(b)) => Ty::list(a.join(*b)),
+            (a, _) => a,
+        }
+    }
     pub fn name(&self, groups: &[String]) -> String {
         match self {
             Ty::Int => "Int".into(),

@@ -100,26 +100,71 @@ pub struct IntRange {
 #[derive(Clone, Debug, Serialize)]
 pub enum DeclKind {
     Sides(Vec<Ident>),
-    Rating { name: Ident, range: IntRange, doc: Option<String> },
+    Rating {
+        name: Ident,
+        range: IntRange,
+        doc: Option<String>,
+    },
     Classes(Vec<Ident>),
-    Unit { name: Ident, classes: Vec<Ident>, steps: Option<(i64, Span)> },
-    Marker { name: Ident, target: MarkerTarget },
-    Track { name: Ident, per_side: bool, range: IntRange },
-    Terrain { name: Ident, supplied: Option<Supplied>, attrs: Vec<Attr> },
-    Hexside { name: Ident, supplied: Option<Supplied>, attrs: Vec<Attr> },
-    Results { name: Ident, codes: Vec<Ident> },
+    Unit {
+        name: Ident,
+        classes: Vec<Ident>,
+        steps: Option<(i64, Span)>,
+    },
+    Marker {
+        name: Ident,
+        target: MarkerTarget,
+    },
+    Track {
+        name: Ident,
+        per_side: bool,
+        range: IntRange,
+    },
+    Terrain {
+        name: Ident,
+        supplied: Option<Supplied>,
+        attrs: Vec<Attr>,
+    },
+    Hexside {
+        name: Ident,
+        supplied: Option<Supplied>,
+        attrs: Vec<Attr>,
+    },
+    Results {
+        name: Ident,
+        codes: Vec<Ident>,
+    },
     Table(Table),
     Modifiers(Modifiers),
-    Fn { name: Ident, params: Vec<Param>, ret: TypeExpr, body: Expr },
-    Procedure { name: Ident, params: Vec<Param>, body: Block },
+    Fn {
+        name: Ident,
+        params: Vec<Param>,
+        ret: TypeExpr,
+        body: Expr,
+    },
+    Procedure {
+        name: Ident,
+        params: Vec<Param>,
+        body: Block,
+    },
     Movement(Vec<Hook>),
     Retreat(Vec<Hook>),
+    /// `line_of_sight { hex: f; hexside: g; }`: what blocks LOS.
+    LineOfSight(Vec<Hook>),
     ZoneOfControl(Ident),
-    Trigger { name: Ident, once: bool, when: Expr, body: Block },
+    Trigger {
+        name: Ident,
+        once: bool,
+        when: Expr,
+        body: Block,
+    },
     Sequence(Block),
     Ruling(Ruling),
     Map(Map),
-    Counters { supplied: Option<Supplied>, counters: Vec<Counter> },
+    Counters {
+        supplied: Option<Supplied>,
+        counters: Vec<Counter>,
+    },
     Scenario(Scenario),
     Example(Example),
 }

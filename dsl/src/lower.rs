@@ -346,6 +346,7 @@ impl Lowerer {
             }
             Rule::movement_decl => DeclKind::Movement(k.rest().map(|h| self.hook(h)).collect()),
             Rule::retreat_decl => DeclKind::Retreat(k.rest().map(|h| self.hook(h)).collect()),
+            Rule::los_decl => DeclKind::LineOfSight(k.rest().map(|h| self.hook(h)).collect()),
             Rule::zoc_decl => DeclKind::ZoneOfControl(self.ident(k.next())),
             Rule::trigger_decl => {
                 let name = self.ident(k.next());
@@ -903,6 +904,7 @@ impl Lowerer {
     fn expr(&mut self, p: P) -> Expr {
         let mut p = p;
         let mut paren: Option<Span> = None;
+        let mut parens: u32 = 0;
         while is_expr_level(p.as_rule()) {
             let mut it = p.clone().into_inner();
             let first = it.next().expect("grammar and lowering disagree: empty expr");
@@ -912,8 +914,19 @@ impl Lowerer {
             if p.as_rule() == Rule::primary && first.as_rule() == Rule::expr {
                 // `( expr )`: the expression's span includes the parentheses.
                 paren.get_or_insert(self.span(&p));
+                parens += 1;
             }
             p = first;
+        }
+        // Parentheses are lowered in a loop, but count toward the nesting limit all the same.
+        if parens > MAX_DEPTH {
+            let span = self.span(&p);
+            self.depth += parens;
+            let ok = self.enter(span);
+            self.depth -= parens + 1;
+            if !ok {
+                return Expr { kind: ExprKind::Int(0), span };
+            }
         }
         let span = self.span(&p);
         if !self.enter(span) {

@@ -28,6 +28,7 @@ const DECL_KWS: &[&str] = &[
     "movement",
     "zone_of_control",
     "retreat",
+    "line_of_sight",
     "map",
     "counters",
     "scenario",
@@ -62,7 +63,7 @@ const STMT_KWS: &[&str] = &[
 ];
 const EXPR_START: &[&str] = &[
     "(", "[", "-", "@", "\"", "_", "if", "not", "roll", "choose", "sum", "count", "any", "all", "min", "max",
-    "filter", "true", "false",
+    "filter", "map", "true", "false",
 ];
 /// Tokens that can only continue an expression that is already complete.
 const EXPR_CONT: &[&str] =

@@ -30,6 +30,10 @@ pub trait Agent {
     fn wants_scores(&self) -> bool {
         true
     }
+    /// Anything the agent has to report at the end of the game (for the log).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
     fn choose(&mut self, req: &ChoiceRequest) -> Option<usize>;
 }
 
@@ -100,7 +104,7 @@ impl Agent for HeuristicAgent {
 
 /// Replays choices from a JSON file: `{"Swedish": ["0412", "none", 2, ...], ...}`.
 /// Each entry is an option label, an option index, or `"none"`. When a side's list
-/// runs out, the fallback agent answers (and the log header says so).
+/// runs out, the fallback agent answers (and an `agent` event before the result says so).
 pub struct ScriptedAgent {
     queue: std::collections::VecDeque<serde_json::Value>,
     fallback: HeuristicAgent,
@@ -135,6 +139,13 @@ impl ScriptedAgent {
 impl Agent for ScriptedAgent {
     fn name(&self) -> String {
         "scripted".into()
+    }
+    fn notes(&self) -> Vec<String> {
+        let mut n = self.errors.clone();
+        if self.used_fallback {
+            n.push("the script ran out; the heuristic agent answered the remaining choices".into());
+        }
+        n
     }
     fn choose(&mut self, req: &ChoiceRequest) -> Option<usize> {
         let Some(entry) = self.queue.pop_front() else {

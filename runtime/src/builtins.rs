@@ -145,6 +145,33 @@ impl<'p> Vm<'p> {
                 }
                 Value::List(l)
             }
+            Builtin::Direction => {
+                let (x, y) = (hex(a(0))?, hex(a(1))?);
+                Value::Int(self.board.direction(x, y).map(|d| d as i64).unwrap_or(-1))
+            }
+            Builtin::Neighbour => {
+                let h = hex(a(0))?;
+                let d = as_int(a(1))?;
+                match (0..6).contains(&d).then(|| self.board.neighbour(h, d as u8)).flatten() {
+                    Some(n) => Value::Hex(n),
+                    None => Value::Nil,
+                }
+            }
+            Builtin::Route => {
+                let u = unit(a(0))?;
+                let dest = hex(a(1))?;
+                let reach = self.reach_all(u)?;
+                let l = self.new_list();
+                if let Some(path) = geo::path_to(&reach, Hex(dest)) {
+                    self.lists[l as usize].extend(path.iter().skip(1).map(|h| Value::Hex(h.0)));
+                }
+                Value::List(l)
+            }
+            Builtin::CanRetreat => {
+                let u = unit(a(0))?;
+                let n = as_int(a(1))?;
+                Value::Bool(!self.retreat_candidates(u, n)?.is_empty())
+            }
             Builtin::UnitId => Value::Int(unit(a(0))? as i64),
             Builtin::Present => Value::Bool(a(0) != Value::Nil),
             Builtin::InRegion => {
@@ -238,7 +265,11 @@ impl<'p> Vm<'p> {
             }
             Builtin::LineOfSight => {
                 let (x, y) = (hex(a(0))?, hex(a(1))?);
-                Value::Bool(self.line_of_sight(x, y))
+                if self.prog.hooks.los_hex.is_some() || self.prog.hooks.los_side.is_some() {
+                    Value::Bool(self.line_of_sight_hooked(x, y)?)
+                } else {
+                    Value::Bool(self.line_of_sight(x, y))
+                }
             }
         };
         Ok(v)
@@ -303,15 +334,35 @@ impl<'p> Vm<'p> {
     }
 
     fn reachable(&mut self, u: u16) -> Exec<Value> {
+        let reach = self.reach_all(u)?;
+        let l = self.new_list();
+        self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
+        Ok(Value::List(l))
+    }
+
+    /// Every hex unit `u` can reach by the movement hooks, with routes.
+    fn reach_all(&mut self, u: u16) -> Exec<Vec<geo::Reach>> {
+        if let Some((cu, cv, r)) = &self.reach_cache {
+            if *cu == u && *cv == self.version {
+                return Ok(r.clone());
+            }
+        }
+        let version = self.version;
+        let r = self.reach_compute(u)?;
+        // Hooks are pure, so computing them did not change the state.
+        self.reach_cache = Some((u, version, r.clone()));
+        Ok(r)
+    }
+
+    fn reach_compute(&mut self, u: u16) -> Exec<Vec<geo::Reach>> {
         let hooks = &self.prog.hooks;
         let (Some(allow_f), Some(cost_f)) = (hooks.move_allowance, hooks.move_cost) else {
             return Err(RuntimeError::new("R0008", "the rulebook declares no movement hooks").into());
         };
         let stop_f = hooks.move_stop;
         let start = self.state.units[u as usize].hex;
-        let l = self.new_list();
         if start == OFF_MAP {
-            return Ok(Value::List(l));
+            return Ok(Vec::new());
         }
         let allowance = as_int(self.call(allow_f, &[Value::Unit(u)])?)?.clamp(0, i32::MAX as i64) as i32;
         let mut reach = self.reach_pass(u, start, allowance, cost_f, None)?;
@@ -329,10 +380,7 @@ impl<'p> Vm<'p> {
                 reach = self.reach_pass(u, start, allowance, cost_f, Some(&stops))?;
             }
         }
-        for r in reach {
-            self.lists[l as usize].push(Value::Hex(r.hex.0));
-        }
-        Ok(Value::List(l))
+        Ok(reach)
     }
 
     fn reach_pass(
@@ -372,18 +420,16 @@ impl<'p> Vm<'p> {
         }
     }
 
-    /// Retreat unit `u` by `n` hexes by the rulebook's retreat hooks. Returns false when
-    /// no legal retreat exists (the unit stays put; the rules decide what follows).
-    fn retreat(&mut self, u: u16, n: i64) -> Exec<bool> {
+    /// Legal retreat paths of `n` hexes for unit `u` (by the enter and end hooks).
+    fn retreat_candidates(&mut self, u: u16, n: i64) -> Exec<Vec<(Vec<u32>, Option<u8>)>> {
         let start = self.state.units[u as usize].hex;
         if start == OFF_MAP || n <= 0 {
-            return Ok(start != OFF_MAP);
+            return Ok(Vec::new());
         }
         let n = n.min(geo::MAX_RETREAT as i64) as u32;
         let hooks = self.prog.hooks.clone();
         let grid = self.board.grid.clone();
         let exits = self.prog.map.exit_edges;
-        // Enumerate candidate paths first (legality by the enter hook), then score.
         let mut candidates: Vec<(Vec<u32>, Option<u8>)> = Vec::new();
         let mut err: Option<Halt> = None;
         {
@@ -424,9 +470,23 @@ impl<'p> Vm<'p> {
             }
             candidates = kept;
         }
+        Ok(candidates)
+    }
+
+    /// Retreat unit `u` by `n` hexes by the rulebook's retreat hooks. Returns false when
+    /// no legal retreat exists (the unit stays put; the rules decide what follows).
+    fn retreat(&mut self, u: u16, n: i64) -> Exec<bool> {
+        let start = self.state.units[u as usize].hex;
+        if start == OFF_MAP || n <= 0 {
+            return Ok(start != OFF_MAP);
+        }
+        // The hooks run nested calls that move `cur_para`: keep the statement's.
+        let at = self.cur_para;
+        let mut candidates = self.retreat_candidates(u, n)?;
         if candidates.is_empty() {
             return Ok(false);
         }
+        let hooks = self.prog.hooks.clone();
         // Score: lexicographic over the prefer hooks, greater first; ties by path order.
         let mut best: Option<(Vec<i64>, usize)> = None;
         for (ci, (path, _exit)) in candidates.iter().enumerate() {
@@ -455,6 +515,7 @@ impl<'p> Vm<'p> {
                 best = Some((key, ci));
             }
         }
+        self.cur_para = at;
         let Some((_, ci)) = best else { return Ok(false) };
         let (path, exit) = candidates.swap_remove(ci);
         let from = start;
@@ -478,6 +539,50 @@ impl<'p> Vm<'p> {
         }
         self.check_triggers()?;
         Ok(true)
+    }
+
+    /// LOS by the rulebook's `line_of_sight` hooks; the end hexes never block.
+    fn line_of_sight_hooked(&mut self, x: u32, y: u32) -> Exec<bool> {
+        let grid = self.board.grid.clone();
+        let (hf, sf) = (self.prog.hooks.los_hex, self.prog.hooks.los_side);
+        let mut err: Option<Halt> = None;
+        let clear = {
+            let this = std::cell::RefCell::new(&mut *self);
+            let errc = std::cell::RefCell::new(&mut err);
+            let call_bool = |f: crate::program::FnId, args: &[Value]| -> bool {
+                if errc.borrow().is_some() {
+                    return true;
+                }
+                match this.borrow_mut().call(f, args) {
+                    Ok(Value::Bool(b)) => b,
+                    Ok(_) => false,
+                    Err(e) => {
+                        **errc.borrow_mut() = Some(e);
+                        true
+                    }
+                }
+            };
+            let hex_blocks = |h: Hex| match hf {
+                Some(f) => call_bool(f, &[Value::Hex(h.0), Value::Hex(x), Value::Hex(y)]),
+                None => false,
+            };
+            let side_blocks = |s: geo::Hexside| {
+                let Some(f) = sf else { return false };
+                match grid.hexside_hexes(s) {
+                    Some([Some(a), Some(b)]) => {
+                        call_bool(f, &[Value::Hex(a.0), Value::Hex(b.0), Value::Hex(x), Value::Hex(y)])
+                    }
+                    _ => false,
+                }
+            };
+            geo::line_of_sight(&grid, Hex(x), Hex(y), hex_blocks, side_blocks)
+                .map(|l| l.is_clear())
+                .unwrap_or(false)
+        };
+        match err {
+            Some(e) => Err(e),
+            None => Ok(clear),
+        }
     }
 
     fn line_of_sight(&self, x: u32, y: u32) -> bool {

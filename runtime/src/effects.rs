@@ -424,6 +424,7 @@ impl<'p> Vm<'p> {
                 self.check_triggers()?;
             }
             Op::PhaseBegin { name, side } => {
+                self.version += 1;
                 if let Value::Side(s) = self.reg(base, side) {
                     self.state.phasing = s;
                 }
@@ -478,6 +479,8 @@ impl<'p> Vm<'p> {
     /// Evaluate every trigger's condition; fire those that have just become true (a
     /// `once` trigger fires at most once per game). Not re-entrant.
     pub(crate) fn check_triggers(&mut self) -> Exec<()> {
+        // Every effect ends here: the state changed.
+        self.version += 1;
         if self.in_trigger || self.prog.triggers.is_empty() {
             return Ok(());
         }

@@ -150,6 +150,13 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
         Err(Halt::End(r)) => Ok(r),
         Err(Halt::Error(e)) => Err(e),
     };
+    for (i, a) in vm.agents.iter().enumerate() {
+        let notes = a.notes();
+        if !notes.is_empty() {
+            let side = prog.sides.get(i).cloned();
+            vm.log.event("agent", json!({ "side": side, "agent": a.name(), "notes": notes }));
+        }
+    }
     match &result {
         Ok(r) => vm
             .log

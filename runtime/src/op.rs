@@ -100,6 +100,14 @@ pub enum Builtin {
     UnitId,
     /// `counters(side) -> List<Unit>`: every counter of the side, on the map or not.
     Counters,
+    /// `direction(a, b) -> Int`: 0-5 clockwise from north for adjacent hexes, else -1.
+    Direction,
+    /// `neighbour(h, dir) -> Hex`: Nil off the map (test with `present`).
+    Neighbour,
+    /// `route(unit, hex) -> List<Hex>`: the hexes a move to `hex` enters, in order.
+    Route,
+    /// `can_retreat(unit, n) -> Bool`: would a retreat of n hexes be possible?
+    CanRetreat,
     /// `present(x) -> Bool`: false for the empty answer of `choose ... or none`.
     Present,
 }

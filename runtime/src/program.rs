@@ -195,6 +195,11 @@ pub struct Hooks {
     pub retreat_end: Option<FnId>,
     /// Lexicographic preferences for retreat paths: `fn(Unit, Hex) -> Int`, greater is better.
     pub retreat_prefer: Vec<(PreferScope, FnId)>,
+    /// `fn(Hex, Hex, Hex) -> Bool`: does hex `h` block LOS from `from` to `to`?
+    pub los_hex: Option<FnId>,
+    /// `fn(Hex, Hex, Hex, Hex) -> Bool`: does the hexside between the first two hexes
+    /// block LOS from `from` to `to`?
+    pub los_side: Option<FnId>,
     pub move_para: ParaId,
     pub retreat_para: ParaId,
     pub zoc_para: ParaId,

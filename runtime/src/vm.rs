@@ -66,6 +66,10 @@ pub struct Vm<'p> {
     pub(crate) cur_para: u16,
     /// Units on the map per hex, in unit order (derived from `state`).
     pub(crate) occ: Vec<Vec<u16>>,
+    /// Bumped by every change of the game state (see `check_triggers`).
+    pub(crate) version: u64,
+    /// The last movement search: (unit, state version, result), reused by `route`.
+    pub(crate) reach_cache: Option<(u16, u64, Vec<kriegsspiel_geo::Reach>)>,
 }
 
 impl<'p> Vm<'p> {
@@ -108,6 +112,8 @@ impl<'p> Vm<'p> {
             forced_dice: Default::default(),
             cur_para: 0,
             occ: Vec::new(),
+            version: 0,
+            reach_cache: None,
         }
         .with_occupancy()
     }

@@ -1,0 +1,248 @@
+//! Property tests of the compiler front to back: whatever the input, compiling never
+//! panics, and every diagnostic's spans (primary and labels) lie inside a file of the
+//! compilation, on character boundaries, so that rendering and JSON output work; and no
+//! diagnostic is reported twice.
+//!
+//! Inputs: arbitrary strings, token soup from the language's own vocabulary (after a
+//! valid header), and random line and token mutations of the real Peter the Great
+//! encoding. Case counts are modest to keep `cargo test` fast.
+
+use kriegsspiel_compiler::{compile, load};
+use kriegsspiel_dsl::ast::Span;
+use kriegsspiel_dsl::SourceMap;
+use proptest::prelude::*;
+use proptest::sample::select;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+const PRELUDE: &str = r#"rulebook "Props" {
+  numbering dotted lettered;
+  dice d6;
+}
+contents {
+  §1.0 "One"
+  §2.0 "Two"
+  §2.1 "Two one"
+}
+§1.0 sides { Blue, Red }
+"#;
+
+/// Words, names and punctuation of the language, for token soup and replacements.
+#[rustfmt::skip]
+const VOCAB: &[&str] = &[
+    "§1.0", "§2.0", "§2.1", "§2.1.A", "§9.9", "§Rule 4", "§[12.]", "§", "rulebook", "contents",
+    "sides", "rating", "classes", "unit", "marker", "track", "terrain", "hexside", "results",
+    "table", "modifiers", "fn", "procedure", "movement", "zone_of_control", "retreat", "map",
+    "counters", "scenario", "trigger", "ruling", "example", "sequence", "supplied", "waived",
+    "roll", "rows", "columns", "result", "beyond", "clamp", "when", "cumulative", "best", "round",
+    "up", "cap", "let", "set", "if", "then", "else", "for", "in", "while", "turns", "phase", "call",
+    "return", "move", "to", "mark", "unmark", "adjust", "by", "win", "draw", "log", "choose",
+    "prefer", "sum", "count", "any", "all", "min", "max", "filter", "where", "is", "has", "and",
+    "or", "not", "true", "false", "grid", "x", "even_down", "default", "region", "setup", "at",
+    "order", "start", "flag", "steps", "on", "per", "side", "Int", "Bool", "Unit", "Hex", "Side",
+    "List", "Blue", "Red", "foot", "Infantry", "cs", "T", "f", "u", "n", "0", "1", "6", "-1",
+    "99999999999999999999", "1d6", "0d6", "2d0", "0101", "0203", "@0101", "@9999", "1/2", "x1/0",
+    "..", "1..6", "..0", "|", ":", ";", ",", ".", "(", ")", "{", "}", "[", "]", "<", ">", "->", "=",
+    "==", "+", "-", "*", "/", "\"s\"", "\"", "//", "\n", "é", "€",
+];
+
+/// Check every span of every diagnostic, and that rendering works.
+fn check(sources: &SourceMap) -> Result<(), TestCaseError> {
+    let c = compile(sources);
+    for (i, d) in c.diagnostics.iter().enumerate() {
+        let twin =
+            c.diagnostics[..i].iter().any(|e| e.code == d.code && e.span == d.span && e.message == d.message);
+        prop_assert!(!twin, "{} reported twice at {:?}: {}", d.code, d.span, d.message);
+        let spans = std::iter::once((d.span, "primary")).chain(d.labels.iter().map(|(s, _)| (*s, "label")));
+        for (sp, what) in spans {
+            span_ok(sources, sp).map_err(|e| {
+                TestCaseError::fail(format!("{} {what} span {sp:?} of {}: {e}", d.code, d.message))
+            })?;
+        }
+        let rendered = d.render(sources);
+        prop_assert!(rendered.contains(d.code), "rendering lost the code: {rendered}");
+        let _ = d.to_json(sources);
+    }
+    Ok(())
+}
+
+fn span_ok(sources: &SourceMap, sp: Span) -> Result<(), String> {
+    if (sp.file as usize) >= sources.len() {
+        return Err(format!("file id {} but {} files", sp.file, sources.len()));
+    }
+    let text = sources.text(sp.file);
+    let (s, e) = (sp.start as usize, sp.end as usize);
+    if s > e {
+        return Err("start > end".into());
+    }
+    if e > text.len() {
+        return Err(format!("end {e} beyond the file's {} bytes", text.len()));
+    }
+    if !text.is_char_boundary(s) || !text.is_char_boundary(e) {
+        return Err("not on a character boundary".into());
+    }
+    Ok(())
+}
+
+fn one_file(text: &str) -> SourceMap {
+    let mut sm = SourceMap::new();
+    sm.add("case.ks", text);
+    sm
+}
+
+/// Peter the Great's files, loaded once.
+fn peter() -> &'static [(String, String)] {
+    static FILES: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rulebooks/peter-the-great");
+        let sm = load(&dir).expect("load Peter the Great");
+        sm.ids().map(|id| (sm.name(id).to_string(), sm.text(id).to_string())).collect()
+    })
+}
+
+#[derive(Clone, Debug)]
+enum Mutation {
+    DeleteLine(usize),
+    DuplicateLine(usize),
+    SwapLines(usize, usize),
+    ReplaceToken(usize, &'static str),
+    DeleteToken(usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        any::<usize>().prop_map(Mutation::DeleteLine),
+        any::<usize>().prop_map(Mutation::DuplicateLine),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
+        (any::<usize>(), select(VOCAB)).prop_map(|(i, t)| Mutation::ReplaceToken(i, t)),
+        any::<usize>().prop_map(Mutation::DeleteToken),
+    ]
+}
+
+/// Byte ranges of the tokens of `text`: runs of name characters, or single other
+/// non-space characters.
+fn tokens(text: &str) -> Vec<(usize, usize)> {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '.' || c == '§';
+    let mut out = Vec::new();
+    let mut it = text.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        if c.is_whitespace() {
+            continue;
+        }
+        let mut end = i + c.len_utf8();
+        if word(c) {
+            while let Some(&(j, d)) = it.peek() {
+                if !word(d) {
+                    break;
+                }
+                end = j + d.len_utf8();
+                it.next();
+            }
+        }
+        out.push((i, end));
+    }
+    out
+}
+
+fn apply(text: &str, m: &Mutation) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut lines = lines;
+    match m {
+        Mutation::DeleteLine(i) if !lines.is_empty() => {
+            lines.remove(i % lines.len());
+        }
+        Mutation::DuplicateLine(i) if !lines.is_empty() => {
+            let k = i % lines.len();
+            lines.insert(k, lines[k]);
+        }
+        Mutation::SwapLines(a, b) if !lines.is_empty() => {
+            let (a, b) = (a % lines.len(), b % lines.len());
+            lines.swap(a, b);
+        }
+        Mutation::ReplaceToken(i, _) | Mutation::DeleteToken(i) if !text.is_empty() => {
+            let toks = tokens(text);
+            if toks.is_empty() {
+                return text.to_string();
+            }
+            let (s, e) = toks[i % toks.len()];
+            let with = if let Mutation::ReplaceToken(_, t) = m { *t } else { "" };
+            return format!("{}{}{}", &text[..s], with, &text[e..]);
+        }
+        _ => {}
+    }
+    lines.concat()
+}
+
+/// 128 cases per property, or `PROPTEST_CASES` for a deeper run.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(128)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_strings_never_panic(s in ".{0,300}") {
+        check(&one_file(&s))?;
+    }
+
+    #[test]
+    fn token_soup_after_a_header_never_panics(
+        toks in prop::collection::vec(select(VOCAB), 0..80),
+        seps in prop::collection::vec(select(&[" ", "", "\n"][..]), 80),
+    ) {
+        let mut body = String::new();
+        for (t, s) in toks.iter().zip(&seps) {
+            body.push_str(t);
+            body.push_str(s);
+        }
+        let mut sm = SourceMap::new();
+        sm.add("prelude.ks", PRELUDE);
+        sm.add("case.ks", body.as_str());
+        check(&sm)?;
+        // And alone, without the header.
+        check(&one_file(&body))?;
+    }
+
+    #[test]
+    fn mutated_peter_never_panics(
+        file in any::<usize>(),
+        muts in prop::collection::vec(mutation(), 1..4),
+    ) {
+        let files = peter();
+        let target = file % files.len();
+        let mut sm = SourceMap::new();
+        for (i, (name, text)) in files.iter().enumerate() {
+            if i == target {
+                let mut t = text.clone();
+                for m in &muts {
+                    t = apply(&t, m);
+                }
+                sm.add(name.as_str(), t);
+            } else {
+                sm.add(name.as_str(), text.as_str());
+            }
+        }
+        check(&sm)?;
+    }
+}
+
+#[test]
+fn unmutated_peter_passes_the_span_check() {
+    let files = peter();
+    let mut sm = SourceMap::new();
+    for (n, t) in files {
+        sm.add(n.as_str(), t.as_str());
+    }
+    check(&sm).unwrap();
+    assert!(!compile(&sm).has_errors());
+}
+
+#[test]
+fn mutations_do_what_they_say() {
+    let t = "a b\nc d\ne\n";
+    assert_eq!(apply(t, &Mutation::DeleteLine(0)), "c d\ne\n");
+    assert_eq!(apply(t, &Mutation::DuplicateLine(0)), "a b\na b\nc d\ne\n");
+    assert_eq!(tokens("§7.1 x{"), vec![(0, 5), (6, 7), (7, 8)]);
+    assert_eq!(apply("§7.1 x{", &Mutation::ReplaceToken(0, "§9")), "§9 x{");
+}

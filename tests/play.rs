@@ -279,3 +279,62 @@ fn cli_check_prints_counts() {
     }
     let _ = Path::new("");
 }
+
+fn texts() -> PathBuf {
+    root().join("../shared/rulebook-texts")
+}
+
+/// `check --text`: the encoding's contents against the rulebook's own text.
+#[test]
+fn cli_check_with_text_prints_rules_coverage() {
+    let bin = env!("CARGO_BIN_EXE_kriegsspiel");
+    let text = texts().join("peter-the-great.txt");
+    if !text.exists() {
+        panic!("rulebook text missing at {}", text.display());
+    }
+    let out = std::process::Command::new(bin)
+        .args(["check", "rulebooks/peter-the-great", "--text"])
+        .arg(&text)
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("rules coverage"), "{stdout}");
+    assert!(stdout.contains("of 192 paragraphs encoded"), "{stdout}");
+    let json = std::process::Command::new(bin)
+        .args(["check", "rulebooks/peter-the-great", "--format", "json", "--text"])
+        .arg(&text)
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(v["errors"], 0);
+    assert!(v["text_coverage"].is_object(), "{v}");
+}
+
+/// `text` on the five rulebooks: exit 1 exactly where the text has error findings.
+#[test]
+fn cli_text_exit_codes_on_the_five_texts() {
+    let bin = env!("CARGO_BIN_EXE_kriegsspiel");
+    for (name, code) in [
+        ("peter-the-great.txt", 1),
+        ("torgau.txt", 0),
+        ("frederick-the-great.txt", 1),
+        ("napoleon-at-the-crossroads.txt", 0),
+        ("sport-of-kings.txt", 1),
+    ] {
+        let out = std::process::Command::new(bin).arg("text").arg(texts().join(name)).output().expect("runs");
+        assert_eq!(out.status.code(), Some(code), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = std::process::Command::new(bin)
+        .args(["text", "--format", "json"])
+        .arg(texts().join("peter-the-great.txt"))
+        .output()
+        .expect("runs");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let s = v.to_string();
+    assert!(s.contains("T0101") && s.contains("T0004"), "{s}");
+    let out = std::process::Command::new(bin).args(["text", "/nonexistent.txt"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -96,7 +96,7 @@ fn main() -> ExitCode {
         Cmd::Disasm { rulebook } => match build(&rulebook, Format::Human) {
             Ok((_, c)) => match &c.program {
                 Some(p) => {
-                    print!("{}", kriegsspiel_runtime::disasm::disassemble(p));
+                    out(&kriegsspiel_runtime::disasm::disassemble(p));
                     0
                 }
                 None => 1,
@@ -173,11 +173,12 @@ fn cmd_check(path: &std::path::Path, text: Option<&std::path::Path>, format: For
     };
     match format {
         Format::Human => {
-            print!("{}", c.report.render());
-            println!("  diagnostics: {errors} error(s), {warnings} warning(s)");
+            let mut text = c.report.render();
+            text.push_str(&format!("  diagnostics: {errors} error(s), {warnings} warning(s)\n"));
             if let Some(r) = &coverage {
-                print!("{}", r.render_human());
+                text.push_str(&r.render_human());
             }
+            out(&text);
         }
         Format::Json => {
             let diags: Vec<serde_json::Value> = c.diagnostics.iter().map(|d| d.to_json(&sources)).collect();
@@ -190,7 +191,7 @@ fn cmd_check(path: &std::path::Path, text: Option<&std::path::Path>, format: For
             if let Some(r) = &coverage {
                 v["text_coverage"] = r.to_json();
             }
-            println!("{v}");
+            out(&format!("{v}\n"));
         }
     }
     let text_errors = coverage.map(|r| r.has_errors()).unwrap_or(false);
@@ -199,6 +200,12 @@ fn cmd_check(path: &std::path::Path, text: Option<&std::path::Path>, format: For
     } else {
         0
     }
+}
+
+/// Write to standard output; a closed pipe (`| head`) is not an error worth a panic.
+fn out(text: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
 }
 
 fn parse_pairs(items: &[String], what: &str) -> Result<BTreeMap<String, String>, String> {
@@ -287,7 +294,10 @@ fn cmd_run(
     let text = outcome.log.text();
     let written = match &log {
         Some(f) => std::fs::write(f, &text).map_err(|e| format!("cannot write {}: {e}", f.display())),
-        None => std::io::stdout().write_all(text.as_bytes()).map_err(|e| e.to_string()),
+        None => {
+            out(&text);
+            Ok(())
+        }
     };
     if let Err(e) = written {
         eprintln!("error: {e}");
@@ -354,7 +364,7 @@ fn run_many(
         "average_turns": if n > errors { turns as f64 / (n - errors) as f64 } else { 0.0 },
         "seconds": secs,
     });
-    println!("{summary}");
+    out(&format!("{summary}\n"));
     if errors > 0 {
         1
     } else {

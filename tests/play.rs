@@ -165,7 +165,7 @@ fn scenario_14_2_has_redoubts_fire_zones_and_turn_1_entries() {
     let out = play(peter(), &o).expect("plays");
     assert!(out.result.is_ok(), "{:?}", out.result);
     let text = out.log.text();
-    assert_eq!(text.matches("\"marker\":\"Redoubt\"").count() >= 10, true);
+    assert!(text.matches("\"marker\":\"Redoubt\"").count() >= 10);
     assert!(text.contains("\"marker\":\"RedoubtUC\""));
     assert!(text.contains("\"marker\":\"Garrison\""));
     assert!(text.contains("\"type\":\"enter\""), "Swedish cavalry enters on Turn 1 (14.2.2 F)");
@@ -183,11 +183,11 @@ fn rulings_can_be_switched_and_unknown_ones_are_refused() {
     assert_eq!(header["rulings"]["mr_pick"], "defender_picks");
     let mut bad = opts(5, AgentKind::Heuristic);
     bad.rulings.insert("mr_pick".into(), "nobody".into());
-    let err = play(peter(), &bad).err().expect("refused");
+    let err = play(peter(), &bad).expect_err("refused");
     assert!(err.contains("attacker_picks"), "{err}");
     let mut bad = opts(5, AgentKind::Heuristic);
     bad.scenario = "99".into();
-    assert!(play(peter(), &bad).err().expect("refused").contains("14.4"));
+    assert!(play(peter(), &bad).expect_err("refused").contains("14.4"));
 }
 
 /// A scripted agent replays the choices of a recorded game exactly.

@@ -189,10 +189,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     }
                 }
             }
-            DeclKind::Rating { name, range, .. } => {
-                if env.declare("rating", name, diags, &para) {
-                    env.ratings.push((name.name.clone(), range.lo, range.hi));
-                }
+            DeclKind::Rating { name, range, .. } if env.declare("rating", name, diags, &para) => {
+                env.ratings.push((name.name.clone(), range.lo, range.hi));
             }
             DeclKind::Classes(list) => {
                 for c in list {
@@ -201,47 +199,35 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     }
                 }
             }
-            DeclKind::Marker { name, target } => {
-                if env.declare("marker", name, diags, &para) {
-                    env.markers.push((name.name.clone(), *target));
-                }
+            DeclKind::Marker { name, target } if env.declare("marker", name, diags, &para) => {
+                env.markers.push((name.name.clone(), *target));
             }
-            DeclKind::Track { name, per_side, range } => {
-                if env.declare("track", name, diags, &para) {
-                    env.tracks.push((name.name.clone(), *per_side, range.lo, range.hi));
-                }
+            DeclKind::Track { name, per_side, range } if env.declare("track", name, diags, &para) => {
+                env.tracks.push((name.name.clone(), *per_side, range.lo, range.hi));
             }
-            DeclKind::Results { name, codes } => {
-                if env.declare("type", name, diags, &para) {
-                    let g = env.groups.len();
-                    let mut syms = Vec::new();
-                    for c in codes {
-                        if env.declare("value", c, diags, &para) {
-                            let sym = env.symbols.len() as u16;
-                            env.symbols.push((c.name.clone(), g));
-                            env.globals.insert(c.name.clone(), Global::Code(sym, g));
-                            syms.push(sym);
-                        }
+            DeclKind::Results { name, codes } if env.declare("type", name, diags, &para) => {
+                let g = env.groups.len();
+                let mut syms = Vec::new();
+                for c in codes {
+                    if env.declare("value", c, diags, &para) {
+                        let sym = env.symbols.len() as u16;
+                        env.symbols.push((c.name.clone(), g));
+                        env.globals.insert(c.name.clone(), Global::Code(sym, g));
+                        syms.push(sym);
                     }
-                    env.groups.push((name.name.clone(), syms));
                 }
+                env.groups.push((name.name.clone(), syms));
             }
-            DeclKind::Terrain { name, .. } => {
-                if env.declare("value", name, diags, &para) {
-                    env.globals.insert(name.name.clone(), Global::Terrain(env.terrains.len() as u16));
-                    env.terrains.push(name.name.clone());
-                }
+            DeclKind::Terrain { name, .. } if env.declare("value", name, diags, &para) => {
+                env.globals.insert(name.name.clone(), Global::Terrain(env.terrains.len() as u16));
+                env.terrains.push(name.name.clone());
             }
-            DeclKind::Hexside { name, .. } => {
-                if env.declare("feature", name, diags, &para) {
-                    env.hexsides.push(name.name.clone());
-                }
+            DeclKind::Hexside { name, .. } if env.declare("feature", name, diags, &para) => {
+                env.hexsides.push(name.name.clone());
             }
-            DeclKind::Ruling(r) => {
-                if env.declare("ruling", &r.name, diags, &para) {
-                    let alts: Vec<String> = r.alternatives.iter().map(|a| a.name.name.clone()).collect();
-                    env.rulings.push((r.name.name.clone(), alts));
-                }
+            DeclKind::Ruling(r) if env.declare("ruling", &r.name, diags, &para) => {
+                let alts: Vec<String> = r.alternatives.iter().map(|a| a.name.name.clone()).collect();
+                env.rulings.push((r.name.name.clone(), alts));
             }
             DeclKind::Counters { counters, .. } => {
                 for c in counters {

@@ -114,6 +114,7 @@ impl Env {
     }
 
     /// Resolve a type expression.
+    #[allow(clippy::result_large_err)]
     pub fn ty(&self, t: &TypeExpr) -> Result<Ty, Diagnostic> {
         match t {
             TypeExpr::List(inner, _) => Ok(Ty::list(self.ty(inner)?)),

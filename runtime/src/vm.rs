@@ -73,6 +73,7 @@ pub struct Vm<'p> {
 }
 
 impl<'p> Vm<'p> {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         prog: &'p Program,
         state: State,

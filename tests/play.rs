@@ -128,8 +128,8 @@ fn run_trace_golden_seed_1_heuristic() {
     golden("peter-14.4-seed1-heuristic.trace", &compact(&out.log.lines));
 }
 
-/// 200 seeds with random agents and 50 with heuristic agents: every game reaches a
-/// victory determination without a runtime error.
+/// 200 seeds with random agents, 50 with heuristic agents and 40 mixed: every game
+/// reaches a victory determination without a runtime error.
 fn many_seeds(scenario: &str) {
     let mut results: BTreeMap<String, u32> = BTreeMap::new();
     for (agent, n) in [(AgentKind::Random, 200u64), (AgentKind::Heuristic, 50)] {
@@ -144,7 +144,24 @@ fn many_seeds(scenario: &str) {
             }
         }
     }
-    assert_eq!(results.values().sum::<u32>(), 250);
+    // Mixed pairings reach code paths that symmetric play does not.
+    for (sw, ru, base) in
+        [(AgentKind::Heuristic, AgentKind::Random, 1000u64), (AgentKind::Random, AgentKind::Heuristic, 2000)]
+    {
+        for seed in base..base + 20 {
+            let mut agents = BTreeMap::new();
+            agents.insert("Swedish".to_string(), sw.clone());
+            agents.insert("Russian".to_string(), ru.clone());
+            let o =
+                GameOptions { scenario: scenario.into(), seed, agents, log: false, ..GameOptions::default() };
+            let out = play(peter(), &o).expect("plays");
+            if let Err(e) = out.result {
+                panic!("scenario {scenario} seed {seed} (mixed): {e}");
+            }
+            *results.entry("mixed".into()).or_default() += 1;
+        }
+    }
+    assert_eq!(results.values().sum::<u32>(), 290);
 }
 
 #[test]

@@ -164,7 +164,7 @@ pub fn signatures() -> Vec<BSig> {
             Builtin::LookupShifted,
             vec![Table, T(Ty::Int), T(Ty::Int), T(Ty::Int)],
             Ty::Error,
-            true,
+            false,
             "table lookup with a column shift",
         ),
         s("min", Builtin::Min, vec![T(Ty::Int), T(Ty::Int)], Ty::Int, false, "lesser of two"),

@@ -1,0 +1,83 @@
+//! A VM session outside a full game: call a rulebook's functions on a scenario's
+//! state. For benchmarks, tests, and search players that evaluate rules directly.
+
+use crate::agent::{Agent, HeuristicAgent};
+use crate::error::RuntimeError;
+use crate::log::Log;
+use crate::program::{FnId, Program};
+use crate::state::{State, UnitStatus};
+use crate::value::Value;
+use crate::vm::{Halt, Vm};
+
+/// A scenario's initial state with a VM ready to call functions on it. Logging is off;
+/// decisions, if any, go to heuristic agents.
+pub struct Session<'p> {
+    vm: Vm<'p>,
+}
+
+impl<'p> Session<'p> {
+    pub fn new(prog: &'p Program, scenario: &str, seed: u64) -> Result<Session<'p>, String> {
+        let si = prog.scenario(scenario).ok_or_else(|| format!("no scenario {scenario:?}"))?;
+        let state = State::new(prog, &prog.scenarios[si]);
+        let agents: Vec<Box<dyn Agent + 'p>> = (0..prog.sides.len())
+            .map(|i| Box::new(HeuristicAgent::new(seed, i as u8)) as Box<dyn Agent>)
+            .collect();
+        let rulings = prog.rulings.iter().map(|r| r.default).collect();
+        let vm = Vm::new(prog, state, si, seed, agents, Log::new(false), rulings, u64::MAX);
+        Ok(Session { vm })
+    }
+
+    /// A function, procedure or modifier set by name.
+    pub fn function(&self, name: &str) -> Option<FnId> {
+        self.vm.prog.functions.iter().position(|f| f.name == name).map(|i| i as FnId)
+    }
+
+    /// Call a function; a game end inside it is reported as an error.
+    pub fn call(&mut self, f: FnId, args: &[Value]) -> Result<Value, RuntimeError> {
+        match self.vm.call(f, args) {
+            Ok(v) => Ok(v),
+            Err(Halt::Error(e)) => Err(e),
+            Err(Halt::End(r)) => Err(RuntimeError::new("R0013", format!("the game ended: {}", r.reason))),
+        }
+    }
+
+    /// A list value for arguments; it lives until `clear_lists`.
+    pub fn list(&mut self, items: &[Value]) -> Value {
+        let l = self.vm.new_list();
+        self.vm.lists[l as usize].extend_from_slice(items);
+        Value::List(l)
+    }
+
+    /// Drop every list made with `list`.
+    pub fn clear_lists(&mut self) {
+        while let Some(mut v) = self.vm.lists.pop() {
+            v.clear();
+            self.vm.pool.push(v);
+        }
+    }
+
+    /// Put a counter on the map at a hex (dense index), or take it off (`None`).
+    pub fn place(&mut self, unit: u16, hex: Option<u32>) {
+        if (unit as usize) >= self.vm.state.units.len() {
+            return;
+        }
+        self.vm.state.units[unit as usize].status =
+            if hex.is_some() { UnitStatus::OnMap } else { UnitStatus::Removed };
+        self.vm.set_hex(unit, hex);
+        self.vm.version += 1;
+    }
+
+    /// Rolls to use before the seeded dice.
+    pub fn force_dice(&mut self, rolls: &[i64]) {
+        self.vm.forced_dice.extend(rolls.iter().copied());
+    }
+
+    pub fn state(&self) -> &State {
+        &self.vm.state
+    }
+
+    /// Instructions executed so far.
+    pub fn instructions(&self) -> u64 {
+        self.vm.stats.instructions
+    }
+}

@@ -329,6 +329,8 @@ fn run_many(
     let mut wins: BTreeMap<String, u64> = BTreeMap::new();
     let mut errors = 0u64;
     let mut turns = 0i64;
+    let mut instructions = 0u64;
+    let mut decisions = 0u64;
     let start = std::time::Instant::now();
     for i in 0..n {
         let opts = GameOptions {
@@ -340,7 +342,11 @@ fn run_many(
             ..GameOptions::default()
         };
         match play(prog, &opts) {
-            Ok(o) => match o.result {
+            Ok(o) => match {
+                instructions += o.stats.instructions;
+                decisions += o.stats.decisions;
+                o.result
+            } {
                 Ok(r) => {
                     *wins.entry(r.winner.unwrap_or_else(|| "draw".into())).or_default() += 1;
                     turns += r.turn;
@@ -363,6 +369,8 @@ fn run_many(
         "errors": errors,
         "average_turns": if n > errors { turns as f64 / (n - errors) as f64 } else { 0.0 },
         "seconds": secs,
+        "instructions_per_game": instructions / n.max(1),
+        "decisions_per_game": decisions / n.max(1),
     });
     out(&format!("{summary}\n"));
     if errors > 0 {

@@ -426,6 +426,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         tables: &tables,
         table_paras,
         modifier_info: Default::default(),
+        inline_bodies: inline_candidates(decls),
     };
     // Modifier sets first: callers use their ranges for the off-table check.
     let order: Vec<usize> = (0..callable_decls.len())
@@ -981,5 +982,44 @@ impl WithPara for UnitTypeDef {
     fn with_para(mut self, p: Option<usize>) -> Self {
         self.para = p.unwrap_or(0) as u16;
         self
+    }
+}
+
+/// `fn`s whose bodies are small enough to inline (counted in expression nodes).
+fn inline_candidates(decls: &[Decl]) -> std::collections::BTreeMap<String, (Vec<String>, Expr, String)> {
+    let mut m = std::collections::BTreeMap::new();
+    for d in decls {
+        if let DeclKind::Fn { name, params, body, .. } = &d.kind {
+            if expr_size(body) <= 48 {
+                let ps = params.iter().map(|p| p.name.name.clone()).collect();
+                m.insert(name.name.clone(), (ps, body.clone(), first_para(d)));
+            }
+        }
+    }
+    m
+}
+
+fn expr_size(e: &Expr) -> usize {
+    1 + match &e.kind {
+        ExprKind::Neg(a)
+        | ExprKind::Not(a)
+        | ExprKind::Field(a, _)
+        | ExprKind::Is(a, _)
+        | ExprKind::Has(a, _) => expr_size(a),
+        ExprKind::Binary(_, a, b) => expr_size(a) + expr_size(b),
+        ExprKind::If(a, b, c) => expr_size(a) + expr_size(b) + expr_size(c),
+        ExprKind::Call(_, args) | ExprKind::List(args) => args.iter().map(expr_size).sum(),
+        ExprKind::Index(a, b, c) => {
+            expr_size(a) + expr_size(b) + c.as_ref().map(|c| expr_size(c)).unwrap_or(0)
+        }
+        ExprKind::Choose { from, by, prefer, .. } => {
+            expr_size(from) + expr_size(by) + prefer.as_ref().map(|p| expr_size(p)).unwrap_or(0)
+        }
+        ExprKind::Quant { iter, filter, body, .. } => {
+            expr_size(iter)
+                + filter.as_ref().map(|f| expr_size(f)).unwrap_or(0)
+                + body.as_ref().map(|b| expr_size(b)).unwrap_or(0)
+        }
+        _ => 0,
     }
 }

@@ -36,6 +36,9 @@ pub struct Cx<'a> {
     pub table_paras: Vec<String>,
     /// Modifier sets' add ranges and paragraphs: name -> (interval of the adds, paragraphs).
     pub modifier_info: std::collections::BTreeMap<String, (ModRange, Vec<String>)>,
+    /// Bodies of `fn`s small enough to inline at their call sites: name -> (parameter
+    /// names, body, paragraph).
+    pub inline_bodies: std::collections::BTreeMap<String, (Vec<String>, Expr, String)>,
 }
 
 impl<'a> Cx<'a> {
@@ -86,6 +89,12 @@ pub struct FnCx<'c, 'a> {
     /// `fn`: no effects, rolls or choices.
     pure: bool,
     what: &'static str,
+    /// Register the next expression should leave its value in (see `expr_to`).
+    hint: Option<Reg>,
+    /// The hint of the expression being compiled, taken by its result register.
+    out_hint: Option<Reg>,
+    /// Names of the fns being inlined (no recursion); diagnostics are off inside them.
+    inlining: Vec<String>,
 }
 
 fn err(code: &'static str, span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -107,6 +116,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
             span,
             pure,
             what,
+            hint: None,
+            out_hint: None,
+            inlining: Vec::new(),
         }
     }
 
@@ -115,6 +127,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
     }
 
     fn error(&mut self, d: Diagnostic) {
+        // An inlined body was already checked where it is declared.
+        if !self.inlining.is_empty() {
+            return;
+        }
         let p = self.para_text();
         self.cx.diags.push(d.with_paragraph(p));
     }
@@ -157,6 +173,101 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let dst = self.temp();
         self.emit(Op::Const { dst, k });
         dst
+    }
+
+    /// The result register of the expression being compiled: its hint if it has one.
+    fn dst(&mut self) -> Reg {
+        match self.out_hint.take() {
+            Some(r) => r,
+            None => self.temp(),
+        }
+    }
+
+    /// Load a constant as the result of the expression being compiled.
+    fn load_result(&mut self, v: Value) -> Reg {
+        let k = self.cx.konst(v);
+        let dst = self.dst();
+        self.emit(Op::Const { dst, k });
+        dst
+    }
+
+    /// Compile `e` leaving its value in `target` (a fresh register nothing else reads).
+    fn expr_to(&mut self, e: &Expr, target: Reg) -> Out {
+        self.hint = Some(target);
+        let mut o = self.expr(e);
+        if o.reg != target {
+            self.emit(Op::Mov { dst: target, src: o.reg });
+            o.reg = target;
+        }
+        o
+    }
+
+    /// Allocate `n` consecutive registers; returns the first.
+    fn block_regs(&mut self, n: usize) -> Reg {
+        let base = self.next;
+        for _ in 0..n {
+            self.temp();
+        }
+        base
+    }
+
+    /// Jump when `e` is false: returns the jumps to patch to the false target.
+    fn jump_if_false(&mut self, e: &Expr) -> Vec<usize> {
+        match &e.kind {
+            ExprKind::Binary(BinOp::And, a, b) => {
+                let mut j = self.jump_if_false(a);
+                j.extend(self.jump_if_false(b));
+                j
+            }
+            ExprKind::Binary(BinOp::Or, a, b) => {
+                let ok = self.jump_if_true(a);
+                let j = self.jump_if_false(b);
+                let h = self.here();
+                for x in ok {
+                    self.patch(x, h);
+                }
+                j
+            }
+            ExprKind::Not(a) => self.jump_if_true(a),
+            _ => {
+                let c = self.expr(e);
+                self.expect_ty(&c, &Ty::Bool, e.span, "condition");
+                vec![self.emit(Op::JumpIfNot { cond: c.reg, to: 0 })]
+            }
+        }
+    }
+
+    /// Jump when `e` is true: returns the jumps to patch to the true target.
+    fn jump_if_true(&mut self, e: &Expr) -> Vec<usize> {
+        match &e.kind {
+            ExprKind::Binary(BinOp::Or, a, b) => {
+                let mut j = self.jump_if_true(a);
+                j.extend(self.jump_if_true(b));
+                j
+            }
+            ExprKind::Binary(BinOp::And, a, b) => {
+                let fail = self.jump_if_false(a);
+                let j = self.jump_if_true(b);
+                let h = self.here();
+                for x in fail {
+                    self.patch(x, h);
+                }
+                j
+            }
+            ExprKind::Not(a) => self.jump_if_false(a),
+            _ => {
+                let c = self.expr(e);
+                self.expect_ty(&c, &Ty::Bool, e.span, "condition");
+                vec![self.emit(Op::JumpIf { cond: c.reg, to: 0 })]
+            }
+        }
+    }
+
+    fn patch_all(&mut self, jumps: Vec<usize>) {
+        let h = self.here();
+        for j in jumps {
+            self.patch(j, h);
+        }
     }
 
     fn out(reg: Reg, ty: Ty, iv: Iv) -> Out {
@@ -237,9 +348,8 @@ impl<'c, 'a> FnCx<'c, 'a> {
     fn stmt_kind(&mut self, k: &StmtKind, span: Span) {
         match k {
             StmtKind::Let { name, value } => {
-                let o = self.expr(value);
                 let reg = self.temp();
-                self.emit(Op::Mov { dst: reg, src: o.reg });
+                let o = self.expr_to(value, reg);
                 if o.ty == Ty::Nil {
                     self.error(err("E0301", value.span, "this expression has no value to bind"));
                 }
@@ -263,20 +373,16 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.emit(Op::Mov { dst: reg, src: o.reg });
             }
             StmtKind::If { cond, then, els } => {
-                let c = self.expr(cond);
-                self.expect_ty(&c, &Ty::Bool, cond.span, "condition");
-                let jf = self.emit(Op::JumpIfNot { cond: c.reg, to: 0 });
+                let jf = self.jump_if_false(cond);
                 self.block(then);
                 if let Some(e) = els {
                     let jend = self.emit(Op::Jump { to: 0 });
-                    let h = self.here();
-                    self.patch(jf, h);
+                    self.patch_all(jf);
                     self.block(e);
                     let h = self.here();
                     self.patch(jend, h);
                 } else {
-                    let h = self.here();
-                    self.patch(jf, h);
+                    self.patch_all(jf);
                 }
             }
             StmtKind::For { var, iter, body } => {
@@ -307,13 +413,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
             StmtKind::While { cond, body } => {
                 let top = self.here();
-                let c = self.expr(cond);
-                self.expect_ty(&c, &Ty::Bool, cond.span, "condition");
-                let jf = self.emit(Op::JumpIfNot { cond: c.reg, to: 0 });
+                let jf = self.jump_if_false(cond);
                 self.block(body);
                 self.emit(Op::Jump { to: top });
-                let h = self.here();
-                self.patch(jf, h);
+                self.patch_all(jf);
             }
             StmtKind::Turns { count, body } => {
                 if !self.effect_allowed(span, "`turns`") {
@@ -447,11 +550,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.expect_ty(&u, &Ty::Unit, unit.span, "retreating unit");
                 let n = self.expr(hexes);
                 self.expect_ty(&n, &Ty::Int, hexes.span, "retreat length");
-                let args = self.temp();
-                let a2 = self.temp();
-                self.emit(Op::Mov { dst: args, src: u.reg });
-                self.emit(Op::Mov { dst: a2, src: n.reg });
-                self.emit(Op::Builtin { b: Builtin::Retreat, args, argc: 2, dst: NO_REG });
+                self.emit(Op::Builtin {
+                    b: Builtin::Retreat,
+                    dst: NO_REG,
+                    a: [u.reg, n.reg, NO_REG, NO_REG],
+                    argc: 2,
+                });
             }
             StmtKind::Win { side, reason } => {
                 if !self.effect_allowed(span, "`win`") {
@@ -508,18 +612,19 @@ impl<'c, 'a> FnCx<'c, 'a> {
             let m = format!("`{}` takes {} argument(s), {} given", name.name, sig.params.len(), args.len());
             self.error(err("E0302", span, m).with_label(sig.span, "declared here"));
         }
-        let outs: Vec<(Out, Span)> = args.iter().map(|a| (self.expr(a), a.span)).collect();
+        if let Some(o) = self.try_inline(sig, name, args) {
+            return o;
+        }
+        // Arguments are computed straight into the callee's consecutive registers.
+        let base = self.block_regs(args.len());
+        let outs: Vec<(Out, Span)> =
+            args.iter().enumerate().map(|(i, a)| (self.expr_to(a, base + i as Reg), a.span)).collect();
         for (i, (o, sp)) in outs.iter().enumerate() {
             if let Some(p) = sig.params.get(i) {
                 self.expect_ty(o, p, *sp, &format!("argument {} of `{}`", i + 1, name.name));
             }
         }
-        let base = self.next;
-        for (o, _) in &outs {
-            let t = self.temp();
-            self.emit(Op::Mov { dst: t, src: o.reg });
-        }
-        let dst = self.temp();
+        let dst = self.dst();
         self.emit(Op::Call { f: sig.id, args: base, argc: outs.len() as u16, dst });
         let mut out = Self::out(dst, sig.ret.clone(), Iv::ANY);
         if sig.kind == CallableKind::Modifiers {
@@ -542,12 +647,69 @@ impl<'c, 'a> FnCx<'c, 'a> {
         out
     }
 
+    /// Inline a small `fn` at its call site: its body is compiled in this frame with the
+    /// parameters bound to the argument registers, under the callee's paragraph. Saves
+    /// the call (frame set-up, argument copy, return) on hot rules such as movement costs.
+    fn try_inline(&mut self, sig: &crate::env::Sig, name: &Ident, args: &[Expr]) -> Option<Out> {
+        if sig.kind != CallableKind::Fn || self.inlining.len() >= 4 || self.inlining.contains(&name.name) {
+            return None;
+        }
+        let (params, body, para) = self.cx.inline_bodies.get(&name.name)?.clone();
+        if params.len() != args.len() || sig.params.len() != args.len() {
+            return None;
+        }
+        // Arguments that are already in a local's register are used in place (an inlined
+        // body cannot assign its parameters); others are computed into new registers.
+        let mut regs = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            let local = match &a.kind {
+                ExprKind::Name(n) => self.lookup_local(n).map(|l| (l.reg, l.ty.clone())),
+                _ => None,
+            };
+            let (reg, ty) = match local {
+                Some(x) => x,
+                None => {
+                    let o = self.expr(a);
+                    (o.reg, o.ty)
+                }
+            };
+            self.expect_ty(
+                &Out { reg, ty, iv: Iv::ANY, mods: Vec::new() },
+                &sig.params[i],
+                a.span,
+                &format!("argument {} of `{}`", i + 1, name.name),
+            );
+            regs.push(reg);
+        }
+        let dst = self.dst();
+        let saved_locals = std::mem::take(&mut self.locals);
+        let saved_para = self.para;
+        let saved_pure = self.pure;
+        let saved_span = self.span;
+        for ((p, t), r) in params.iter().zip(&sig.params).zip(&regs) {
+            self.locals.push(Local { name: p.clone(), reg: *r, ty: t.clone(), iv: Iv::ANY });
+        }
+        self.para = self.cx.env.para(&para);
+        self.pure = true;
+        self.inlining.push(name.name.clone());
+        let o = self.expr_to(&body, dst);
+        self.inlining.pop();
+        self.locals = saved_locals;
+        self.para = saved_para;
+        self.pure = saved_pure;
+        self.span = saved_span;
+        Some(Out { reg: dst, ty: sig.ret.clone(), iv: o.iv, mods: o.mods })
+    }
+
     // ------------------------------------------------------------ expressions
 
     pub fn expr(&mut self, e: &Expr) -> Out {
         let saved = self.span;
         self.span = e.span;
+        let outer = self.out_hint.take();
+        self.out_hint = self.hint.take();
         let o = self.expr_kind(e);
+        self.out_hint = outer;
         self.span = saved;
         o
     }
@@ -555,11 +717,11 @@ impl<'c, 'a> FnCx<'c, 'a> {
     fn expr_kind(&mut self, e: &Expr) -> Out {
         match &e.kind {
             ExprKind::Int(i) => {
-                let r = self.load(Value::Int(*i));
+                let r = self.load_result(Value::Int(*i));
                 Self::out(r, Ty::Int, Iv::exact(*i))
             }
             ExprKind::Bool(b) => {
-                let r = self.load(Value::Bool(*b));
+                let r = self.load_result(Value::Bool(*b));
                 Self::out(r, Ty::Bool, Iv::ANY)
             }
             ExprKind::Str(_) => {
@@ -570,7 +732,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 let h = crate::map::parse_hex(&self.cx.env_map_dims(), id);
                 match h {
                     Some(h) => {
-                        let r = self.load(Value::Hex(h));
+                        let r = self.load_result(Value::Hex(h));
                         Self::out(r, Ty::Hex, Iv::ANY)
                     }
                     None => {
@@ -583,7 +745,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             ExprKind::Neg(a) => {
                 let o = self.expr(a);
                 self.expect_ty(&o, &Ty::Int, a.span, "negation");
-                let dst = self.temp();
+                let dst = self.dst();
                 self.emit(Op::Neg { dst, a: o.reg });
                 let mut out = Self::out(dst, Ty::Int, o.iv.neg());
                 out.mods = o.mods;
@@ -592,23 +754,18 @@ impl<'c, 'a> FnCx<'c, 'a> {
             ExprKind::Not(a) => {
                 let o = self.expr(a);
                 self.expect_ty(&o, &Ty::Bool, a.span, "`not`");
-                let dst = self.temp();
+                let dst = self.dst();
                 self.emit(Op::Not { dst, a: o.reg });
                 Self::out(dst, Ty::Bool, Iv::ANY)
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b),
             ExprKind::If(c, a, b) => {
-                let co = self.expr(c);
-                self.expect_ty(&co, &Ty::Bool, c.span, "condition");
-                let dst = self.temp();
-                let jf = self.emit(Op::JumpIfNot { cond: co.reg, to: 0 });
-                let ao = self.expr(a);
-                self.emit(Op::Mov { dst, src: ao.reg });
+                let dst = self.dst();
+                let jf = self.jump_if_false(c);
+                let ao = self.expr_to(a, dst);
                 let jend = self.emit(Op::Jump { to: 0 });
-                let h = self.here();
-                self.patch(jf, h);
-                let bo = self.expr(b);
-                self.emit(Op::Mov { dst, src: bo.reg });
+                self.patch_all(jf);
+                let bo = self.expr_to(b, dst);
                 let h = self.here();
                 self.patch(jend, h);
                 if !ao.ty.fits(&bo.ty) {
@@ -637,13 +794,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     self.error(d);
                     return Self::out(self.temp(), Ty::Bool, Iv::ANY);
                 };
-                let dst = self.temp();
+                let dst = self.dst();
                 self.emit(Op::IsClass { dst, u: o.reg, class: c as u8 });
                 Self::out(dst, Ty::Bool, Iv::ANY)
             }
             ExprKind::Has(obj, marker) => {
                 let o = self.expr(obj);
-                let dst = self.temp();
+                let dst = self.dst();
                 if let Some(m) = self.marker(marker, &o, obj.span) {
                     self.emit(Op::HasMarker { dst, obj: o.reg, marker: m });
                 }
@@ -653,7 +810,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 if self.pure {
                     self.error(err("E0304", e.span, format!("a roll is not allowed in a {}", self.what)));
                 }
-                let dst = self.temp();
+                let dst = self.dst();
                 self.emit(Op::Roll {
                     dst,
                     count: d.count.min(255) as u8,
@@ -701,7 +858,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     }
                     None => NO_REG,
                 };
-                let dst = self.temp();
+                let dst = self.dst();
                 let w = self.cx.string(what);
                 self.emit(Op::Choose { dst, list, scores, side: side_r, what: w, or_none: *or_none });
                 Self::out(dst, elem, Iv::ANY)
@@ -710,7 +867,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.quant(*q, var, iter, filter.as_deref(), body.as_deref(), e.span)
             }
             ExprKind::List(items) => {
-                let dst = self.temp();
+                let dst = self.dst();
                 self.emit(Op::ListNew { dst });
                 let mut ty = Ty::Error;
                 for it in items {
@@ -777,7 +934,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 format!("`{q:?}` needs a body: `{} x in list: expression`", format!("{q:?}").to_lowercase()),
             ));
         }
-        let acc = self.temp();
+        let acc = self.dst();
         let first = self.temp();
         let init = match q {
             Quant::Sum | Quant::Count => Value::Int(0),
@@ -844,12 +1001,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
                                 let jend = me.emit(Op::Jump { to: 0 });
                                 let h = me.here();
                                 me.patch(jf, h);
-                                let base = me.temp();
-                                let b2 = me.temp();
-                                me.emit(Op::Mov { dst: base, src: acc });
-                                me.emit(Op::Mov { dst: b2, src: o.reg });
                                 let bi = if q == Quant::Min { Builtin::Min } else { Builtin::Max };
-                                me.emit(Op::Builtin { b: bi, args: base, argc: 2, dst: acc });
+                                me.emit(Op::Builtin {
+                                    b: bi,
+                                    dst: acc,
+                                    a: [acc, o.reg, NO_REG, NO_REG],
+                                    argc: 2,
+                                });
                                 let h = me.here();
                                 me.patch(jend, h);
                             }
@@ -889,7 +1047,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 Global::Terrain(t) => (Value::Terrain(t), Ty::Terrain),
                 Global::Code(c, grp) => (Value::Sym(c), Ty::Code(grp)),
             };
-            let r = self.load(v);
+            let r = self.load_result(v);
             return Self::out(r, ty, Iv::ANY);
         }
         if let Some(ti) = self.cx.env.track_index(n) {
@@ -898,7 +1056,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             if per_side {
                 self.error(err("E0301", span, format!("track `{n}` is per side: write {n}[side]")));
             }
-            let dst = self.temp();
+            let dst = self.dst();
             self.emit(Op::TrackGet { dst, track: ti as u16, side: NO_REG });
             return Self::out(dst, Ty::Int, Iv::new(lo, hi));
         }
@@ -917,7 +1075,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
         // Short-circuit `and` / `or`.
         if matches!(op, BinOp::And | BinOp::Or) {
             self.expect_ty(&x, &Ty::Bool, a.span, "logical operand");
-            let dst = self.temp();
+            let dst = self.dst();
             self.emit(Op::Mov { dst, src: x.reg });
             let j = if op == BinOp::And {
                 self.emit(Op::JumpIfNot { cond: dst, to: 0 })
@@ -932,7 +1090,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             return Self::out(dst, Ty::Bool, Iv::ANY);
         }
         let y = self.expr(b);
-        let dst = self.temp();
+        let dst = self.dst();
         let (ra, rb) = (x.reg, y.reg);
         let arith = |me: &mut Self| {
             me.expect_ty(&x, &Ty::Int, a.span, "arithmetic operand");
@@ -996,7 +1154,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
 
     fn field(&mut self, obj: &Expr, field: &Ident) -> Out {
         let o = self.expr(obj);
-        let dst = self.temp();
+        let dst = self.dst();
         let f = field.name.as_str();
         let (fld, ty, iv) = match (&o.ty, f) {
             (Ty::Unit, "hex") => (Field::Hex, Ty::Hex, Iv::ANY),
@@ -1092,7 +1250,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             let ro = self.expr(row);
             self.expect_ty(&ro, &Ty::Int, row.span, "roll");
             self.check_off_table(t, &ro, row.span);
-            let dst = self.temp();
+            let dst = self.dst();
             self.emit(Op::Lookup { dst, table: t as u16, col: col_r, row: ro.reg });
             let ty = self.cx.env.table_ty.get(t).cloned().unwrap_or(Ty::Error);
             return Self::out(dst, ty, Iv::ANY);
@@ -1112,7 +1270,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
             let s = self.expr(a);
             self.expect_ty(&s, &Ty::Side, a.span, "track index");
-            let dst = self.temp();
+            let dst = self.dst();
             self.emit(Op::TrackGet { dst, track: ti as u16, side: s.reg });
             return Self::out(dst, Ty::Int, Iv::new(lo, hi));
         }
@@ -1157,7 +1315,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             if let [Expr { kind: ExprKind::Str(s), span: sp }] = args {
                 return match self.cx.env.counters.iter().position(|c| c == s) {
                     Some(i) => {
-                        let r = self.load(Value::Unit(i as u16));
+                        let r = self.load_result(Value::Unit(i as u16));
                         Self::out(r, Ty::Unit, Iv::ANY)
                     }
                     None => {
@@ -1263,13 +1421,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if regs.len() != params.len() {
             return Self::out(self.temp(), Ty::Error, Iv::ANY);
         }
-        let base = self.next;
-        for (r, _) in &regs {
-            let t = self.temp();
-            self.emit(Op::Mov { dst: t, src: *r });
+        let dst = self.dst();
+        let mut a = [NO_REG; 4];
+        for (i, (r, _)) in regs.iter().take(4).enumerate() {
+            a[i] = *r;
         }
-        let dst = self.temp();
-        self.emit(Op::Builtin { b, args: base, argc: regs.len() as u16, dst });
+        self.emit(Op::Builtin { b, dst, a, argc: regs.len().min(4) as u8 });
         Out { reg: dst, ty: ret, iv, mods }
     }
 
@@ -1383,10 +1540,6 @@ impl<'c, 'a> FnCx<'c, 'a> {
                             } else {
                                 me.emit(Op::Mov { dst: t, src: r });
                             }
-                            let args = me.temp();
-                            let a2 = me.temp();
-                            me.emit(Op::Mov { dst: args, src: add });
-                            me.emit(Op::Mov { dst: a2, src: t });
                             let first = me.emit(Op::JumpIf { cond: seen, to: 0 });
                             me.emit(Op::Mov { dst: add, src: t });
                             let kt = me.cx.konst(Value::Bool(true));
@@ -1394,7 +1547,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
                             let done = me.emit(Op::Jump { to: 0 });
                             let h = me.here();
                             me.patch(first, h);
-                            me.emit(Op::Builtin { b: Builtin::Max, args, argc: 2, dst: add });
+                            me.emit(Op::Builtin {
+                                b: Builtin::Max,
+                                dst: add,
+                                a: [add, t, NO_REG, NO_REG],
+                                argc: 2,
+                            });
                             let h = me.here();
                             me.patch(done, h);
                         } else if *negative {
@@ -1420,11 +1578,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let res = self.temp();
         match m.round {
             Some((RoundDir::Up, _)) => {
-                let args = self.temp();
-                let a2 = self.temp();
-                self.emit(Op::Mov { dst: args, src: prod });
-                self.emit(Op::Mov { dst: a2, src: den });
-                self.emit(Op::Builtin { b: Builtin::CeilDiv, args, argc: 2, dst: res });
+                self.emit(Op::Builtin {
+                    b: Builtin::CeilDiv,
+                    dst: res,
+                    a: [prod, den, NO_REG, NO_REG],
+                    argc: 2,
+                });
             }
             _ => {
                 self.emit(Op::Div { dst: res, a: prod, b: den });
@@ -1435,12 +1594,8 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let iv = if has_mul { Iv::ANY } else { Iv::new(lo, hi) };
         if let Some(cap) = m.cap {
             for (bi, bound) in [(Builtin::Max, cap.lo), (Builtin::Min, cap.hi)] {
-                let args = self.temp();
-                let a2 = self.temp();
-                self.emit(Op::Mov { dst: args, src: res });
-                let k = self.cx.konst(Value::Int(bound));
-                self.emit(Op::Const { dst: a2, k });
-                self.emit(Op::Builtin { b: bi, args, argc: 2, dst: res });
+                let b2 = self.load(Value::Int(bound));
+                self.emit(Op::Builtin { b: bi, dst: res, a: [res, b2, NO_REG, NO_REG], argc: 2 });
             }
         }
         self.emit(Op::Ret { src: res });

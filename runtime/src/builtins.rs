@@ -19,18 +19,8 @@ fn arg_err(b: Builtin, what: &str) -> RuntimeError {
 }
 
 impl<'p> Vm<'p> {
-    fn arg(&self, args: usize, i: usize) -> Value {
-        self.regs.get(args + i).copied().unwrap_or(Value::Nil)
-    }
-
-    pub(crate) fn builtin(&mut self, b: Builtin, args: usize, argc: usize) -> Exec<Value> {
-        let a = |i: usize| -> Value {
-            if i < argc {
-                self.arg(args, i)
-            } else {
-                Value::Nil
-            }
-        };
+    pub(crate) fn builtin(&mut self, b: Builtin, args: &[Value]) -> Exec<Value> {
+        let a = |i: usize| -> Value { args.get(i).copied().unwrap_or(Value::Nil) };
         let side = |v: Value| match v {
             Value::Side(s) => Ok(s),
             _ => Err(arg_err(b, "a side")),

@@ -166,7 +166,8 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
             json!({ "code": e.code, "message": e.message, "para": e.para, "function": e.function }),
         ),
     }
-    let stats = vm.stats;
+    let mut stats = vm.stats;
+    stats.instructions = vm.instructions();
     Ok(GameOutcome { result, stats, final_state: vm.state, log: vm.log })
 }
 

@@ -212,12 +212,12 @@ pub enum Op {
         argc: u16,
         dst: Reg,
     },
-    /// r[dst] = builtin(r[args..args+argc])
+    /// r[dst] = builtin(r[a[0]], .., r[a[argc-1]]) (at most four operands; dst may be NO_REG)
     Builtin {
         b: Builtin,
-        args: Reg,
-        argc: u16,
         dst: Reg,
+        a: [Reg; 4],
+        argc: u8,
     },
     /// return r[src]
     Ret {

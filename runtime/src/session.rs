@@ -78,6 +78,6 @@ impl<'p> Session<'p> {
 
     /// Instructions executed so far.
     pub fn instructions(&self) -> u64 {
-        self.vm.stats.instructions
+        self.vm.instructions()
     }
 }

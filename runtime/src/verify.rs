@@ -42,8 +42,8 @@ pub fn verify(p: &Program) -> Result<(), String> {
                         && reg_ok(dst)
                         && (argc == 0 || (args as usize + argc as usize) <= f.slots as usize)
                 }
-                Op::Builtin { args, argc, dst, .. } => {
-                    opt_ok(dst) && (argc == 0 || (args as usize + argc as usize) <= f.slots as usize)
+                Op::Builtin { dst, a, argc, .. } => {
+                    opt_ok(dst) && argc <= 4 && a[..argc as usize].iter().all(|&r| reg_ok(r))
                 }
                 Op::Ret { src } => reg_ok(src),
                 Op::RetNil | Op::PhaseEnd => true,

@@ -56,6 +56,8 @@ pub struct Vm<'p> {
     pub(crate) pool: Vec<Vec<Value>>,
     /// Instructions left before the run is stopped (a faulty rulebook cannot loop forever).
     pub budget: u64,
+    /// The budget at the start, so that `instructions()` = start - left.
+    pub(crate) budget_start: u64,
     depth: u32,
     pub(crate) in_trigger: bool,
     pub(crate) board: Board,
@@ -106,6 +108,7 @@ impl<'p> Vm<'p> {
             lists: Vec::new(),
             pool: Vec::new(),
             budget,
+            budget_start: budget,
             depth: 0,
             in_trigger: false,
             board: Board::new(&prog.map),
@@ -154,6 +157,11 @@ impl<'p> Vm<'p> {
             }
             None => self.state.units[u as usize].hex = crate::state::OFF_MAP,
         }
+    }
+
+    /// Instructions executed so far.
+    pub fn instructions(&self) -> u64 {
+        self.budget_start - self.budget
     }
 
     /// Call function `f` with `args`; returns its value.
@@ -275,7 +283,6 @@ impl<'p> Vm<'p> {
                 ));
             }
             self.budget -= 1;
-            self.stats.instructions += 1;
             pc += 1;
             match op {
                 Op::Const { dst, k } => {
@@ -331,9 +338,14 @@ impl<'p> Vm<'p> {
                 }
                 Op::Ret { src } => return Ok(r!(src)),
                 Op::RetNil => return Ok(Value::Nil),
-                Op::Builtin { b, args, argc, dst } => {
+                Op::Builtin { b, dst, a, argc } => {
                     self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
-                    let v = match self.builtin(b, base + args as usize, argc as usize) {
+                    let n = (argc as usize).min(4);
+                    let mut vals = [Value::Nil; 4];
+                    for i in 0..n {
+                        vals[i] = r!(a[i]);
+                    }
+                    let v = match self.builtin(b, &vals[..n]) {
                         Ok(v) => v,
                         Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
                         Err(end) => return Err(end),

@@ -342,20 +342,20 @@ fn run_many(
             ..GameOptions::default()
         };
         match play(prog, &opts) {
-            Ok(o) => match {
+            Ok(o) => {
                 instructions += o.stats.instructions;
                 decisions += o.stats.decisions;
-                o.result
-            } {
-                Ok(r) => {
-                    *wins.entry(r.winner.unwrap_or_else(|| "draw".into())).or_default() += 1;
-                    turns += r.turn;
+                match o.result {
+                    Ok(r) => {
+                        *wins.entry(r.winner.unwrap_or_else(|| "draw".into())).or_default() += 1;
+                        turns += r.turn;
+                    }
+                    Err(e) => {
+                        errors += 1;
+                        eprintln!("seed {}: {e}", seed + i);
+                    }
                 }
-                Err(e) => {
-                    errors += 1;
-                    eprintln!("seed {}: {e}", seed + i);
-                }
-            },
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 return 2;

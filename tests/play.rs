@@ -355,3 +355,21 @@ fn cli_text_exit_codes_on_the_five_texts() {
     let out = std::process::Command::new(bin).args(["text", "/nonexistent.txt"]).output().expect("runs");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Logging must not change the game: same result, same decisions and rolls.
+#[test]
+fn logging_does_not_change_the_game() {
+    for (scenario, agent) in
+        [("14.4", AgentKind::Random), ("14.4", AgentKind::Heuristic), ("14.2", AgentKind::Random)]
+    {
+        let mut on = opts(9, agent.clone());
+        on.scenario = scenario.into();
+        let mut off = on.clone();
+        off.log = false;
+        let a = play(peter(), &on).expect("plays");
+        let b = play(peter(), &off).expect("plays");
+        assert_eq!(a.result, b.result, "{scenario} {}", agent.name());
+        assert_eq!(a.stats.decisions, b.stats.decisions, "{scenario} {}", agent.name());
+        assert_eq!(a.stats.rolls, b.stats.rolls, "{scenario} {}", agent.name());
+    }
+}

@@ -15,7 +15,10 @@ pub struct ChoiceRequest<'a> {
     pub what: &'a str,
     /// Paragraph of the choice point.
     pub para: &'a str,
-    /// Option labels (hex ids, unit names, codes) in option order.
+    /// Number of options.
+    pub count: usize,
+    /// Option labels (hex ids, unit names, codes) in option order; empty unless the
+    /// agent asked for them (`wants_labels`).
     pub labels: &'a [String],
     /// Rulebook preference per option (greater is better), if any.
     pub scores: Option<&'a [i64]>,
@@ -29,6 +32,10 @@ pub trait Agent {
     /// Does this agent read the rulebook's preference scores? (Skips computing them.)
     fn wants_scores(&self) -> bool {
         true
+    }
+    /// Does this agent read the option labels? (Skips formatting them.)
+    fn wants_labels(&self) -> bool {
+        false
     }
     /// Anything the agent has to report at the end of the game (for the log).
     fn notes(&self) -> Vec<String> {
@@ -56,12 +63,12 @@ impl Agent for RandomAgent {
         false
     }
     fn choose(&mut self, req: &ChoiceRequest) -> Option<usize> {
-        let n = req.labels.len() as u32 + u32::from(req.or_none);
+        let n = req.count as u32 + u32::from(req.or_none);
         if n == 0 {
             return None;
         }
         let k = self.dice.below(n) as usize;
-        if k < req.labels.len() {
+        if k < req.count {
             Some(k)
         } else {
             None
@@ -88,7 +95,7 @@ impl Agent for HeuristicAgent {
         "heuristic".into()
     }
     fn choose(&mut self, req: &ChoiceRequest) -> Option<usize> {
-        if req.labels.is_empty() {
+        if req.count == 0 {
             return None;
         }
         let Some(scores) = req.scores else { return Some(0) };
@@ -140,6 +147,9 @@ impl Agent for ScriptedAgent {
     fn name(&self) -> String {
         "scripted".into()
     }
+    fn wants_labels(&self) -> bool {
+        true
+    }
     fn notes(&self) -> Vec<String> {
         let mut n = self.errors.clone();
         if self.used_fallback {
@@ -165,7 +175,7 @@ impl Agent for ScriptedAgent {
                 }
             },
             serde_json::Value::Number(n) => match n.as_u64() {
-                Some(i) if (i as usize) < req.labels.len() => Some(i as usize),
+                Some(i) if (i as usize) < req.count => Some(i as usize),
                 _ => {
                     self.errors
                         .push(format!("scripted index {n} is out of range for {} (§{})", req.what, req.para));
@@ -185,7 +195,16 @@ mod tests {
     use super::*;
 
     fn req<'a>(labels: &'a [String], scores: Option<&'a [i64]>) -> ChoiceRequest<'a> {
-        ChoiceRequest { side: 0, side_name: "A", what: "test", para: "1.0", labels, scores, or_none: false }
+        ChoiceRequest {
+            side: 0,
+            side_name: "A",
+            what: "test",
+            para: "1.0",
+            count: labels.len(),
+            labels,
+            scores,
+            or_none: false,
+        }
     }
 
     #[test]

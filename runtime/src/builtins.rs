@@ -307,6 +307,30 @@ impl<'p> Vm<'p> {
     /// Is hex `h` in a zone of control exerted by an enemy of `side`?
     pub(crate) fn in_ezoc(&mut self, h: u32, side: u8) -> Exec<bool> {
         let Some(zoc) = self.prog.hooks.zoc else { return Ok(false) };
+        if self.ezoc_cache.0 != self.version {
+            let n = self.board.hex_count() as usize;
+            let sides = self.prog.sides.len();
+            let cache = &mut self.ezoc_cache.1;
+            cache.resize(sides, Vec::new());
+            for c in cache.iter_mut() {
+                c.clear();
+                c.resize(n, 0);
+            }
+            self.ezoc_cache.0 = self.version;
+        }
+        match self.ezoc_cache.1.get(side as usize).and_then(|c| c.get(h as usize)) {
+            Some(1) => return Ok(false),
+            Some(2) => return Ok(true),
+            _ => {}
+        }
+        let answer = self.in_ezoc_uncached(h, side, zoc)?;
+        if let Some(slot) = self.ezoc_cache.1.get_mut(side as usize).and_then(|c| c.get_mut(h as usize)) {
+            *slot = if answer { 2 } else { 1 };
+        }
+        Ok(answer)
+    }
+
+    fn in_ezoc_uncached(&mut self, h: u32, side: u8, zoc: crate::program::FnId) -> Exec<bool> {
         for d in 0..6u8 {
             let Some(n) = self.board.neighbour(h, d) else { continue };
             let mut k = 0;

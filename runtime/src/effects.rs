@@ -152,7 +152,12 @@ impl<'p> Vm<'p> {
                 } else if options.len() == 1 && !or_none {
                     Some(0)
                 } else {
-                    let labels: Vec<String> = options.iter().map(|&o| self.label_string(o)).collect();
+                    let wants = self.agents.get(s as usize).map(|a| a.wants_labels()).unwrap_or(false);
+                    let labels: Vec<String> = if wants {
+                        options.iter().map(|&o| self.label_string(o)).collect()
+                    } else {
+                        Vec::new()
+                    };
                     let para = self.prog.para(self.cur_para).to_string();
                     let side_name = self.prog.sides.get(s as usize).cloned().unwrap_or_default();
                     let req = ChoiceRequest {
@@ -160,6 +165,7 @@ impl<'p> Vm<'p> {
                         side_name: &side_name,
                         what: self.prog.string(what),
                         para: &para,
+                        count: options.len(),
                         labels: &labels,
                         scores: score_vals.as_deref(),
                         or_none,

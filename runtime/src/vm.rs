@@ -72,6 +72,9 @@ pub struct Vm<'p> {
     pub(crate) version: u64,
     /// The last movement search: (unit, state version, result), reused by `route`.
     pub(crate) reach_cache: Option<(u16, u64, Vec<kriegsspiel_geo::Reach>)>,
+    /// Enemy-ZOC answers per side and hex for the current state version: 0 unknown,
+    /// 1 no, 2 yes. The ZOC hook is pure, so answers hold until the state changes.
+    pub(crate) ezoc_cache: (u64, Vec<Vec<u8>>),
 }
 
 impl<'p> Vm<'p> {
@@ -118,6 +121,7 @@ impl<'p> Vm<'p> {
             occ: Vec::new(),
             version: 0,
             reach_cache: None,
+            ezoc_cache: (u64::MAX, Vec::new()),
         }
         .with_occupancy()
     }
@@ -335,6 +339,84 @@ impl<'p> Vm<'p> {
                 Op::Call { f: g, args, argc, dst } => {
                     let v = self.invoke(g, base + args as usize, argc as usize)?;
                     r!(dst) = v;
+                }
+                // Hot list and unit queries are handled here rather than in `exec_effect`.
+                Op::IterNext { list, idx, dst, done } => {
+                    let i = match r!(idx) {
+                        Value::Int(i) => i,
+                        other => {
+                            return Err(self.located(
+                                f,
+                                at,
+                                RuntimeError::new("R0002", format!("bad index {other:?}")),
+                            ))
+                        }
+                    };
+                    let item = match r!(list) {
+                        Value::List(l) => match self.lists.get(l as usize) {
+                            Some(items) => items.get(i.max(0) as usize).copied(),
+                            None => {
+                                return Err(self.located(f, at, RuntimeError::new("R0002", "dangling list")))
+                            }
+                        },
+                        other => {
+                            return Err(self.located(
+                                f,
+                                at,
+                                RuntimeError::new("R0002", format!("expected a list, found {other:?}")),
+                            ))
+                        }
+                    };
+                    match item {
+                        Some(x) if i >= 0 => {
+                            r!(dst) = x;
+                            r!(idx) = Value::Int(i + 1);
+                        }
+                        _ => pc = done as usize,
+                    }
+                }
+                Op::IsClass { dst, u, class } => {
+                    let v = match r!(u) {
+                        Value::Unit(u) => {
+                            let t = prog.counters.get(u as usize).map(|c| c.unit_type as usize).unwrap_or(0);
+                            let mask = prog.unit_types.get(t).map(|t| t.classes).unwrap_or(0);
+                            class < 64 && mask & (1u64 << class) != 0
+                        }
+                        other => {
+                            return Err(self.located(
+                                f,
+                                at,
+                                RuntimeError::new("R0002", format!("expected a unit, found {other:?}")),
+                            ))
+                        }
+                    };
+                    r!(dst) = Value::Bool(v);
+                }
+                Op::HasMarker { dst, obj, marker } => {
+                    let bit = 1u64 << (marker as u64 % 64);
+                    let v = match r!(obj) {
+                        Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
+                        Value::Hex(h) => self.state.hex_markers.get(h as usize).map(|m| m & bit != 0),
+                        Value::Side(s) => self.state.side_markers.get(s as usize).map(|m| m & bit != 0),
+                        _ => None,
+                    };
+                    r!(dst) = Value::Bool(v.unwrap_or(false));
+                }
+                Op::Field { dst, obj, field: crate::op::Field::Side } => {
+                    r!(dst) = match r!(obj) {
+                        Value::Unit(u) => match prog.counters.get(u as usize) {
+                            Some(c) => Value::Side(c.side),
+                            None => Value::Nil,
+                        },
+                        Value::Nil => Value::Nil,
+                        other => {
+                            return Err(self.located(
+                                f,
+                                at,
+                                RuntimeError::new("R0002", format!("no side on {other:?}")),
+                            ))
+                        }
+                    };
                 }
                 Op::Ret { src } => return Ok(r!(src)),
                 Op::RetNil => return Ok(Value::Nil),

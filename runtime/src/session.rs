@@ -81,3 +81,53 @@ impl<'p> Session<'p> {
         self.vm.instructions()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::Op;
+    use crate::program::{FnKind, Function, MapDef, ScenarioDef};
+
+    fn tiny_program() -> Program {
+        Program {
+            title: "t".into(),
+            die_sides: 6,
+            paragraphs: vec!["1.0".into()],
+            sides: vec!["A".into(), "B".into()],
+            functions: vec![Function {
+                name: "id".into(),
+                kind: FnKind::Fn,
+                params: 1,
+                slots: 1,
+                code: vec![Op::Ret { src: 0 }],
+                paras: vec![0],
+                spans: vec![(0, 0, 0)],
+                para: 0,
+            }],
+            map: MapDef { cols: 2, rows: 2, terrain: vec![0; 4], sides: vec![0; 24], ..MapDef::default() },
+            scenarios: vec![ScenarioDef {
+                id: "s".into(),
+                title: "s".into(),
+                turns: 1,
+                order: vec![0, 1],
+                track_starts: vec![],
+                flags: vec![],
+                placements: vec![],
+                para: 0,
+            }],
+            ..Program::default()
+        }
+    }
+
+    /// Calls from outside leave the register stack as they found it.
+    #[test]
+    fn calls_do_not_grow_the_register_stack() {
+        let p = tiny_program();
+        let mut s = Session::new(&p, "s", 1).expect("session");
+        let f = s.function("id").expect("fn");
+        for i in 0..10_000 {
+            assert_eq!(s.call(f, &[Value::Int(i)]).expect("call"), Value::Int(i));
+        }
+        assert_eq!(s.vm.regs.len(), 0);
+    }
+}

@@ -172,7 +172,10 @@ impl<'p> Vm<'p> {
     pub fn call(&mut self, f: FnId, args: &[Value]) -> Exec<Value> {
         let base = self.regs.len();
         self.regs.extend_from_slice(args);
-        self.invoke(f, base, args.len())
+        let r = self.invoke(f, base, args.len());
+        // Drop the pushed arguments too: hooks run hundreds of thousands of times a game.
+        self.regs.truncate(base);
+        r
     }
 
     /// Run `f` with its `argc` arguments already at `regs[args..]`; the frame starts at

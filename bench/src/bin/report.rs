@@ -1,0 +1,308 @@
+//! `cargo run --release -p kriegsspiel-bench --bin report`: every figure of issue 5 in
+//! one run, printed as a markdown table with the ratios, the machine and the commit.
+//!
+//! Options: `--quick` (fewer repetitions, for a smoke test); `--play SCENARIO N` (only
+//! play N games) and `--attack N` (only N sweeps of the attack situations on the VM),
+//! for `perf record`.
+
+use kriegsspiel_bench::attack::{Bench, Impl, SITUATIONS};
+use kriegsspiel_bench::timing::{human, median, median_of, ns};
+use kriegsspiel_bench::{games, machine, peter, peter_with_bench, PETER};
+use kriegsspiel_runtime::op::Op;
+use kriegsspiel_runtime::state::{State, UnitState};
+use kriegsspiel_runtime::Value;
+use peak_alloc::PeakAlloc;
+use std::time::{Duration, Instant};
+
+/// Counts the bytes allocated now and at the peak (for one game's peak memory).
+#[global_allocator]
+static ALLOC: PeakAlloc = PeakAlloc;
+
+struct Row {
+    figure: String,
+    value: String,
+    how: &'static str,
+}
+
+fn row(rows: &mut Vec<Row>, figure: impl Into<String>, value: impl Into<String>, how: &'static str) {
+    rows.push(Row { figure: figure.into(), value: value.into(), how });
+}
+
+const REPORT: &str = "report";
+const ATTACK: &str = "bench attack";
+const GAMES: &str = "bench games";
+const CHECK: &str = "bench check";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(|a| a == "--play").unwrap_or(false) {
+        let scenario = args.get(1).map(|s| s.as_str()).unwrap_or("14.4");
+        let n: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(200);
+        let prog = peter();
+        let t = Instant::now();
+        let mut decisions = 0;
+        for seed in 1..=n {
+            decisions += games::play(&prog, scenario, seed).stats.decisions;
+        }
+        let el = t.elapsed();
+        println!(
+            "{n} games of {scenario} in {}: {} per game, {decisions} decisions",
+            human(el),
+            human(el / n as u32)
+        );
+        return;
+    }
+    if args.first().map(|a| a == "--attack").unwrap_or(false) {
+        let n: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(200);
+        let prog = peter_with_bench();
+        let mut bench = Bench::new(&prog, SITUATIONS);
+        let mut total = Duration::ZERO;
+        for _ in 0..n {
+            total += bench.sweep(Impl::Vm).0;
+        }
+        println!(
+            "{n} sweeps of {SITUATIONS} attacks on the VM: {} per attack",
+            human(total / n / SITUATIONS as u32)
+        );
+        return;
+    }
+    let quick = args.iter().any(|a| a == "--quick");
+    let reps = if quick { 5 } else { 31 };
+    let mut rows = Vec::new();
+
+    // ------------------------------------------------------------ 1. attack resolution
+    let bprog = peter_with_bench();
+    let mut bench = Bench::new(&bprog, SITUATIONS);
+    let results = bench.check_agreement();
+    let mut codes: Vec<u16> = results.clone();
+    codes.sort();
+    codes.dedup();
+    let ins0: u64 = bench.boards.iter().map(|b| b.session.instructions()).sum();
+    for which in [Impl::Vm, Impl::Hand, Impl::Rhai] {
+        let (_, r) = bench.sweep(which); // warm-up, and the benchmark checks agreement too
+        assert_eq!(r, results, "{which:?} disagrees with the VM");
+    }
+    // A sweep resolves every situation twice (once untimed to warm the board).
+    let ins1: u64 = bench.boards.iter().map(|b| b.session.instructions()).sum();
+    let ins_per_attack = (ins1 - ins0) as f64 / 2.0 / SITUATIONS as f64;
+    let (mut tv, mut th, mut tr) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..reps {
+        for (which, into) in [(Impl::Vm, &mut tv), (Impl::Hand, &mut th), (Impl::Rhai, &mut tr)] {
+            let (t, r) = bench.sweep(which);
+            assert_eq!(r, results, "{which:?} disagrees with the VM");
+            into.push(t);
+        }
+    }
+    let n = SITUATIONS as f64;
+    let (vm, hand, rhai) = (ns(median(tv)) / n, ns(median(th)) / n, ns(median(tr)) / n);
+    let cov = bench.coverage();
+    row(
+        &mut rows,
+        format!("attack situations ({} boards; all three agree)", bench.boards.len()),
+        format!(
+            "{SITUATIONS}: {} result codes; across stream {}, entrenchment {}, redoubt {}, woods/buildings {}, demoralized {}, leader bonus {}",
+            codes.len(), cov.stream, cov.entrenchment, cov.redoubt, cov.cover, cov.demoralized, cov.leaders
+        ),
+        REPORT,
+    );
+    row(&mut rows, "attack resolution, (a) VM", format!("{vm:.0} ns ({:.2} M/s)", 1e3 / vm), ATTACK);
+    row(
+        &mut rows,
+        "attack resolution, (b) hand-written Rust",
+        format!("{hand:.0} ns ({:.2} M/s)", 1e3 / hand),
+        ATTACK,
+    );
+    row(&mut rows, "attack resolution, (c) Rhai", format!("{rhai:.0} ns ({:.3} M/s)", 1e3 / rhai), ATTACK);
+    row(&mut rows, "ratio VM / hand-written (target <= 2)", format!("{:.2}x", vm / hand), REPORT);
+    row(&mut rows, "ratio Rhai / VM (target >= 10)", format!("{:.2}x", rhai / vm), REPORT);
+    row(&mut rows, "VM instructions per attack resolution", format!("{ins_per_attack:.0}"), REPORT);
+    drop(bench);
+
+    // ------------------------------------------------------------ 2. whole games
+    let prog = peter();
+    let mut game_14_4 = f64::MAX;
+    for scenario in games::scenarios(&prog) {
+        for seed in 1..=3 {
+            games::play(&prog, &scenario, 1000 + seed); // warm-up
+        }
+        let budget = if quick { Duration::from_millis(500) } else { Duration::from_secs(3) };
+        let (mut times, mut decisions, mut instructions, mut errors) = (Vec::new(), 0u64, 0u64, 0);
+        let start = Instant::now();
+        let mut seed = 0u64;
+        while (start.elapsed() < budget || times.len() < 20) && times.len() < 2000 {
+            seed += 1;
+            let t = Instant::now();
+            let out = games::play(&prog, &scenario, seed);
+            times.push(t.elapsed());
+            decisions += out.stats.decisions;
+            instructions += out.stats.instructions;
+            errors += out.result.is_err() as usize;
+        }
+        let total: Duration = times.iter().sum();
+        let g = times.len() as f64;
+        let med = median(times.clone());
+        if scenario == "14.4" {
+            game_14_4 = ns(med) / 1e6;
+        }
+        let secs = total.as_secs_f64();
+        row(
+            &mut rows,
+            format!("{scenario}: one game, random agents (median of {} seeds)", times.len()),
+            format!("{} (mean {})", human(med), human(total / times.len() as u32)),
+            GAMES,
+        );
+        row(&mut rows, format!("{scenario}: games per second, one core"), format!("{:.0}", g / secs), REPORT);
+        row(
+            &mut rows,
+            format!("{scenario}: decisions per second"),
+            format!("{:.0} ({:.0} per game)", decisions as f64 / secs, decisions as f64 / g),
+            REPORT,
+        );
+        row(
+            &mut rows,
+            format!("{scenario}: VM instructions per second"),
+            format!(
+                "{:.0} M ({:.0} k per game)",
+                instructions as f64 / secs / 1e6,
+                instructions as f64 / g / 1e3
+            ),
+            REPORT,
+        );
+        if errors > 0 {
+            row(
+                &mut rows,
+                format!("{scenario}: games ending in a runtime error"),
+                format!("{errors}"),
+                REPORT,
+            );
+        }
+    }
+
+    // ------------------------------------------------------------ check time
+    let mut check_max = 0f64;
+    for (name, rel) in kriegsspiel_bench::rulebooks() {
+        let path = kriegsspiel_bench::repo_root().join(&rel);
+        let Ok(sources) = kriegsspiel_compiler::load(&path) else { continue };
+        let load = median_of(reps, || kriegsspiel_compiler::load(&path).expect("load"));
+        if kriegsspiel_compiler::compile(&sources).program.is_none() {
+            row(&mut rows, format!("check {name}"), "does not compile (not timed)", REPORT);
+            continue;
+        }
+        let compile = median_of(if quick { 3 } else { 15 }, || kriegsspiel_compiler::compile(&sources));
+        let total = ns(load + compile) / 1e6;
+        check_max = check_max.max(total);
+        row(&mut rows, format!("check {name}: load (read files)"), human(load), REPORT);
+        row(
+            &mut rows,
+            format!("check {name}: compile (parse, check, codegen, verify, examples)"),
+            human(compile),
+            CHECK,
+        );
+        row(&mut rows, format!("check {name}: total (target < 20 ms)"), format!("{total:.2} ms"), REPORT);
+    }
+
+    // ------------------------------------------------------------ memory and state size
+    let base = ALLOC.current_usage();
+    ALLOC.reset_peak_usage();
+    let out = games::play(&prog, "14.4", 1);
+    let peak = ALLOC.peak_usage() - base;
+    drop(out);
+    row(
+        &mut rows,
+        "14.4: peak heap of one game (seed 1, no log)",
+        format!("{:.1} KiB", peak as f64 / 1024.0),
+        REPORT,
+    );
+    let base = ALLOC.current_usage();
+    ALLOC.reset_peak_usage();
+    let sources = kriegsspiel_compiler::load(&kriegsspiel_bench::repo_root().join(PETER)).expect("load");
+    let c = kriegsspiel_compiler::compile(&sources);
+    let peak_c = ALLOC.peak_usage() - base;
+    drop(c);
+    row(
+        &mut rows,
+        "peter-the-great: peak heap of compile",
+        format!("{:.1} MiB", peak_c as f64 / 1048576.0),
+        REPORT,
+    );
+
+    for scenario in games::scenarios(&prog) {
+        let si = prog.scenario(&scenario).expect("scenario");
+        let st = State::new(&prog, &prog.scenarios[si]);
+        let mut per = Vec::new();
+        for _ in 0..reps {
+            let i = Instant::now();
+            for _ in 0..100 {
+                std::hint::black_box(std::hint::black_box(&st).clone());
+            }
+            per.push(i.elapsed() / 100);
+        }
+        row(
+            &mut rows,
+            format!("{scenario}: game state, State::size_bytes()"),
+            format!(
+                "{} bytes ({} units, {} hexes); clone {}",
+                st.size_bytes(),
+                st.units.len(),
+                st.hex_markers.len(),
+                human(median(per))
+            ),
+            REPORT,
+        );
+    }
+    row(
+        &mut rows,
+        "size_of State / UnitState / Value / Op",
+        format!(
+            "{} / {} / {} / {} bytes",
+            std::mem::size_of::<State>(),
+            std::mem::size_of::<UnitState>(),
+            std::mem::size_of::<Value>(),
+            std::mem::size_of::<Op>()
+        ),
+        REPORT,
+    );
+
+    // ------------------------------------------------------------ print
+    println!("# kriegsspiel performance report\n");
+    println!("- machine: {}", machine::description());
+    println!("- commit: {}", machine::commit());
+    println!(
+        "- command: `cargo run --release -p kriegsspiel-bench --bin report`{}",
+        if quick { " -- --quick" } else { "" }
+    );
+    println!("- timing: std::time::Instant, median of {reps} repetitions (games: every game timed, median and mean)\n");
+    println!("| figure | value | reproduce |");
+    println!("|---|---|---|");
+    for r in &rows {
+        let how = match r.how {
+            ATTACK => "`cargo bench -p kriegsspiel-bench --bench attack`",
+            GAMES => "`cargo bench -p kriegsspiel-bench --bench games`",
+            CHECK => "`cargo bench -p kriegsspiel-bench --bench check`",
+            _ => "report",
+        };
+        println!("| {} | {} | {} |", r.figure, r.value, how);
+    }
+    println!("\n## Targets (issue 5)\n");
+    println!("| target | measured | met |");
+    println!("|---|---|---|");
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    println!(
+        "| VM within 2x of hand-written Rust on the attack resolution | {:.2}x | {} |",
+        vm / hand,
+        yes(vm / hand <= 2.0)
+    );
+    println!(
+        "| VM at least 10x faster than Rhai on the attack resolution | {:.2}x | {} |",
+        rhai / vm,
+        yes(rhai / vm >= 10.0)
+    );
+    println!(
+        "| a complete 14.4 game with random agents under 5 ms | {game_14_4:.2} ms (median) | {} |",
+        yes(game_14_4 < 5.0)
+    );
+    println!(
+        "| `check` of any rulebook under 20 ms | {check_max:.2} ms (slowest) | {} |",
+        yes(check_max < 20.0)
+    );
+}

@@ -373,3 +373,45 @@ fn logging_does_not_change_the_game() {
         assert_eq!(a.stats.rolls, b.stats.rolls, "{scenario} {}", agent.name());
     }
 }
+
+/// Odds-ratio columns: the ratio is rounded in the defender's favour, shifts move along
+/// the columns, and the examples that say so pass.
+#[test]
+fn odds_ratio_tables() {
+    let src = r#"
+rulebook "Odds" { numbering dotted; dice d6; }
+contents { §1.0 "Rules" §2.0 "Table" }
+§1.0 sides { A, B }
+§2.0 results R { Lose, Push, Win }
+§2.0 table Odds { roll 1d6; result R; columns odds: 1:2 | 1:1 | 2:1 | 3:1; beyond columns clamp;
+  rows { 1-3: Lose Lose Push Win; 4-6: Lose Push Win Win; } }
+§1.0 fn result(a: Int, d: Int, s: Int, r: Int) -> R = lookup_odds(Odds, a, d, s, r);
+§1.0 procedure noop() { log "nothing"; }
+§1.0 sequence { call noop(); draw "no game"; }
+§1.0 scenario "s" "s" { turns 1; order A, B; }
+§2.0 example "5 against 2 reads 2:1" { scenario "s"; expect result(5, 2, 0, 4) == Win; expect result(5, 2, 0, 1) == Push; }
+§2.0 example "1 against 3 is clamped to 1:2" { scenario "s"; expect result(1, 3, 0, 6) == Lose; }
+§2.0 example "a shift right of 1:1 reads 2:1" { scenario "s"; expect result(3, 3, 1, 4) == Win; }
+§2.0 example "no defence reads the last column" { scenario "s"; expect result(1, 0, 0, 1) == Win; }
+"#;
+    let mut sources = kriegsspiel_dsl::SourceMap::new();
+    sources.add("odds.ks", src);
+    let c = compile(&sources);
+    for d in &c.diagnostics {
+        eprint!("{}", d.render(&sources));
+    }
+    assert!(!c.has_errors());
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (4, 4));
+    // Indexing an odds table like a range table is an error that says what to write.
+    let bad = src.replace("lookup_odds(Odds, a, d, s, r)", "Odds[a, r]");
+    let mut sources = kriegsspiel_dsl::SourceMap::new();
+    sources.add("odds.ks", bad);
+    let c = compile(&sources);
+    assert!(c.diagnostics.iter().any(|d| d.code == "E0302" && d.message.contains("lookup_odds")));
+    // Odds columns must ascend.
+    let bad = src.replace("1:2 | 1:1 | 2:1 | 3:1", "1:1 | 1:2 | 2:1 | 3:1");
+    let mut sources = kriegsspiel_dsl::SourceMap::new();
+    sources.add("odds.ks", bad);
+    let c = compile(&sources);
+    assert!(c.diagnostics.iter().any(|d| d.code == "E0404" && d.paragraphs.contains(&"2.0".to_string())));
+}

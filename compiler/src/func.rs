@@ -553,7 +553,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.emit(Op::Builtin {
                     b: Builtin::Retreat,
                     dst: NO_REG,
-                    a: [u.reg, n.reg, NO_REG, NO_REG],
+                    a: [u.reg, n.reg, NO_REG, NO_REG, NO_REG],
                     argc: 2,
                 });
             }
@@ -1005,7 +1005,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                                 me.emit(Op::Builtin {
                                     b: bi,
                                     dst: acc,
-                                    a: [acc, o.reg, NO_REG, NO_REG],
+                                    a: [acc, o.reg, NO_REG, NO_REG, NO_REG],
                                     argc: 2,
                                 });
                                 let h = me.here();
@@ -1217,6 +1217,16 @@ impl<'c, 'a> FnCx<'c, 'a> {
         };
         if let Some(t) = self.cx.env.table_index(n) {
             self.cx.env.used.insert(n.clone());
+            if self.cx.tables.get(t).map(|td| !td.odds.is_empty()).unwrap_or(false) {
+                self.error(err(
+                    "E0302",
+                    span,
+                    format!(
+                        "table `{n}` has odds columns: write lookup_odds({n}, attack, defense, shift, roll)"
+                    ),
+                ));
+                return Self::out(self.temp(), Ty::Error, Iv::ANY);
+            }
             let has_cols = self
                 .cx
                 .tables
@@ -1379,7 +1389,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 P::T(t) => {
                     let o = self.expr(a);
                     self.expect_ty(&o, t, a.span, &what);
-                    if b == Builtin::LookupShifted && i == 3 {
+                    if (b == Builtin::LookupShifted && i == 3) || (b == Builtin::LookupOdds && i == 4) {
                         if let Some(Value::Int(t)) = regs.first().and_then(|&(_, v)| v) {
                             self.check_off_table(t as usize, &o, a.span);
                         }
@@ -1422,11 +1432,11 @@ impl<'c, 'a> FnCx<'c, 'a> {
             return Self::out(self.temp(), Ty::Error, Iv::ANY);
         }
         let dst = self.dst();
-        let mut a = [NO_REG; 4];
-        for (i, (r, _)) in regs.iter().take(4).enumerate() {
+        let mut a = [NO_REG; 5];
+        for (i, (r, _)) in regs.iter().take(5).enumerate() {
             a[i] = *r;
         }
-        self.emit(Op::Builtin { b, dst, a, argc: regs.len().min(4) as u8 });
+        self.emit(Op::Builtin { b, dst, a, argc: regs.len().min(5) as u8 });
         Out { reg: dst, ty: ret, iv, mods }
     }
 
@@ -1550,7 +1560,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                             me.emit(Op::Builtin {
                                 b: Builtin::Max,
                                 dst: add,
-                                a: [add, t, NO_REG, NO_REG],
+                                a: [add, t, NO_REG, NO_REG, NO_REG],
                                 argc: 2,
                             });
                             let h = me.here();
@@ -1581,7 +1591,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.emit(Op::Builtin {
                     b: Builtin::CeilDiv,
                     dst: res,
-                    a: [prod, den, NO_REG, NO_REG],
+                    a: [prod, den, NO_REG, NO_REG, NO_REG],
                     argc: 2,
                 });
             }
@@ -1595,7 +1605,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if let Some(cap) = m.cap {
             for (bi, bound) in [(Builtin::Max, cap.lo), (Builtin::Min, cap.hi)] {
                 let b2 = self.load(Value::Int(bound));
-                self.emit(Op::Builtin { b: bi, dst: res, a: [res, b2, NO_REG, NO_REG], argc: 2 });
+                self.emit(Op::Builtin { b: bi, dst: res, a: [res, b2, NO_REG, NO_REG, NO_REG], argc: 2 });
             }
         }
         self.emit(Op::Ret { src: res });

@@ -14,7 +14,26 @@ pub fn lower(env: &mut Env, t: &Table, para: &str, die_sides: u32, diags: &mut V
     };
     // Columns: ordered, non-overlapping, contiguous.
     let mut columns: Vec<(i64, i64)> = Vec::new();
+    let mut odds: Vec<(i64, i64)> = Vec::new();
     if let Some(c) = &t.columns {
+        // Odds-ratio columns: positive terms, strictly ascending ratios.
+        for &(a, b, sp) in &c.odds {
+            if a <= 0 || b <= 0 {
+                err("E0404", sp, format!("odds {a}:{b} must have positive terms"));
+                continue;
+            }
+            if let Some(&(pa, pb)) = odds.last() {
+                if (a as i128) * (pb as i128) <= (pa as i128) * (b as i128) {
+                    err(
+                        "E0404",
+                        sp,
+                        format!("odds columns of `{}` must ascend: {a}:{b} after {pa}:{pb}", t.name.name),
+                    );
+                }
+            }
+            odds.push((a, b));
+            columns.push((i64::MIN, i64::MAX));
+        }
         for (i, r) in c.ranges.iter().enumerate() {
             let lo = r.lo.unwrap_or(i64::MIN);
             let hi = r.hi.unwrap_or(i64::MAX);
@@ -170,5 +189,6 @@ pub fn lower(env: &mut Env, t: &Table, para: &str, die_sides: u32, diags: &mut V
         cells,
         beyond_rows: conv(t.beyond_rows),
         beyond_columns: conv(t.beyond_columns),
+        odds,
     }
 }

@@ -221,7 +221,11 @@ pub enum Beyond {
 #[derive(Clone, Debug, Serialize)]
 pub struct Columns {
     pub key: Ident,
+    /// Value ranges (differentials, ratings); empty for odds columns.
     pub ranges: Vec<OpenRange>,
+    /// Odds-ratio thresholds `attacker:defender` (`1:2 | 1:1 | 2:1`); empty for ranges.
+    /// A column covers ratios at or above its threshold and below the next one.
+    pub odds: Vec<(i64, i64, Span)>,
     pub span: Span,
 }
 

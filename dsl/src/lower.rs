@@ -416,8 +416,20 @@ impl Lowerer {
                 Rule::table_result => t.result = Some(self.ident(ck.next())),
                 Rule::table_columns => {
                     let key = self.ident(ck.next());
-                    let ranges = ck.next().into_inner().map(|r| self.open_range(r)).collect();
-                    t.columns = Some(Columns { key, ranges, span });
+                    let list = ck.next();
+                    let (mut ranges, mut odds) = (Vec::new(), Vec::new());
+                    if list.as_rule() == Rule::odds_list {
+                        for item in list.into_inner() {
+                            let ispan = self.span(&item);
+                            let mut ik = item.into_inner();
+                            let (Some(a), Some(b)) = (ik.next(), ik.next()) else { continue };
+                            let (a, b) = (self.int(a), self.int(b));
+                            odds.push((a, b, ispan));
+                        }
+                    } else {
+                        ranges = list.into_inner().map(|r| self.open_range(r)).collect();
+                    }
+                    t.columns = Some(Columns { key, ranges, odds, span });
                 }
                 _ => {
                     let axis = ck.next().as_str();

@@ -239,6 +239,22 @@ impl<'p> Vm<'p> {
                 let roll = as_int(a(3))?;
                 self.lookup(t, key, shift, roll)?
             }
+            Builtin::LookupOdds => {
+                let t = idx(a(0))?;
+                let attack = as_int(a(1))?;
+                let defense = as_int(a(2))?;
+                let shift = as_int(a(3))?;
+                let roll = as_int(a(4))?;
+                let table =
+                    self.prog.tables.get(t).ok_or_else(|| RuntimeError::new("R0001", "no such table"))?;
+                let col = table.odds_column(attack, defense).ok_or_else(|| {
+                    RuntimeError::new(
+                        "R0006",
+                        format!("{} has no column for odds {attack}:{defense}", table.name),
+                    )
+                })?;
+                self.lookup_at(t, col, shift, roll, format!("{attack}:{defense}"))?
+            }
             Builtin::Min => Value::Int(as_int(a(0))?.min(as_int(a(1))?)),
             Builtin::Max => Value::Int(as_int(a(0))?.max(as_int(a(1))?)),
             Builtin::Abs => Value::Int(as_int(a(0))?.saturating_abs()),
@@ -272,6 +288,13 @@ impl<'p> Vm<'p> {
         let col0 = table
             .column_of(key)
             .ok_or_else(|| RuntimeError::new("R0006", format!("{} has no column for {key}", table.name)))?;
+        self.lookup_at(t, col0, shift, roll, key.to_string())
+    }
+
+    /// Lookup in column `col0` shifted by `shift` (clamped to the table), row by `roll`.
+    fn lookup_at(&mut self, t: usize, col0: usize, shift: i64, roll: i64, key: String) -> Exec<Value> {
+        let prog = self.prog;
+        let table = prog.tables.get(t).ok_or_else(|| RuntimeError::new("R0001", "no such table"))?;
         let ncols = table.columns.len() as i64;
         let col = (col0 as i64 + shift).clamp(0, ncols - 1) as usize;
         let row = table.row_of(roll).ok_or_else(|| {
@@ -287,13 +310,19 @@ impl<'p> Vm<'p> {
         })?;
         let cell = table.cells.get(row * table.columns.len() + col).copied().unwrap_or(Value::Nil);
         if self.log.enabled() {
-            let (lo, hi) = table.columns[col];
-            let colname = range_label(lo, hi);
+            let colname = match table.odds.get(col) {
+                Some(&(n, d)) => format!("{n}:{d}"),
+                None => {
+                    let (lo, hi) = table.columns[col];
+                    range_label(lo, hi)
+                }
+            };
             let fields = json!({
                 "turn": self.state.turn,
                 "para": prog.para(table.para),
                 "at": prog.para(self.cur_para),
                 "table": table.name,
+                "key": key,
                 "column": colname,
                 "shift": shift,
                 "row": roll,

@@ -82,6 +82,8 @@ pub enum Builtin {
     AtEdge,
     /// `lookup_shifted(Table, key, shift, roll) -> cell`.
     LookupShifted,
+    /// `lookup_odds(Table, attack, defense, shift, roll) -> cell`: odds-ratio columns.
+    LookupOdds,
     /// `min(a, b)`, `max(a, b)`, `abs(a)`, `ceil_div(a, b)`.
     Min,
     Max,
@@ -212,11 +214,11 @@ pub enum Op {
         argc: u16,
         dst: Reg,
     },
-    /// r[dst] = builtin(r[a[0]], .., r[a[argc-1]]) (at most four operands; dst may be NO_REG)
+    /// r[dst] = builtin(r[a[0]], .., r[a[argc-1]]) (at most five operands; dst may be NO_REG)
     Builtin {
         b: Builtin,
         dst: Reg,
-        a: [Reg; 4],
+        a: [Reg; 5],
         argc: u8,
     },
     /// return r[src]
@@ -354,3 +356,4 @@ pub enum Op {
     },
     PhaseEnd,
 }
+const _: () = assert!(std::mem::size_of::<Op>() <= 16, "instructions stay 16 bytes");

@@ -125,9 +125,31 @@ pub struct TableDef {
     pub cells: Vec<Value>,
     pub beyond_rows: Beyond,
     pub beyond_columns: Beyond,
+    /// Odds-ratio thresholds `(attacker, defender)` of the columns, ascending; empty for
+    /// tables keyed by value ranges.
+    #[serde(default)]
+    pub odds: Vec<(i64, i64)>,
 }
 
 impl TableDef {
+    /// Column for the odds `attack : defense`, rounded in the defender's favour: the
+    /// highest threshold the odds reach. Integer cross-multiplication, no division.
+    pub fn odds_column(&self, attack: i64, defense: i64) -> Option<usize> {
+        if self.odds.is_empty() {
+            return None;
+        }
+        let reached = |&(n, d): &(i64, i64)| -> bool {
+            if defense <= 0 {
+                return true; // no defence: infinite odds
+            }
+            (attack as i128) * (d as i128) >= (n as i128) * (defense as i128)
+        };
+        match self.odds.iter().rposition(reached) {
+            Some(i) => Some(i),
+            None if self.beyond_columns == Beyond::Clamp => Some(0),
+            None => None,
+        }
+    }
     /// Column index holding `key`, or by clamping when allowed.
     pub fn column_of(&self, key: i64) -> Option<usize> {
         find_range(&self.columns, key, self.beyond_columns)
@@ -324,5 +346,36 @@ impl Program {
     }
     pub fn track_slots(&self) -> usize {
         self.tracks.iter().map(|t| if t.per_side { self.sides.len() } else { 1 }).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn odds_table(beyond: Beyond) -> TableDef {
+        TableDef {
+            name: "T".into(),
+            para: 0,
+            columns: vec![(i64::MIN, i64::MAX); 4],
+            rows: vec![(1, 6)],
+            cells: vec![Value::Int(0); 4],
+            beyond_rows: Beyond::Clamp,
+            beyond_columns: beyond,
+            odds: vec![(1, 2), (1, 1), (2, 1), (3, 1)],
+        }
+    }
+
+    #[test]
+    fn odds_round_in_the_defenders_favour() {
+        let t = odds_table(Beyond::Clamp);
+        assert_eq!(t.odds_column(5, 2), Some(2)); // 2.5:1 reads 2:1
+        assert_eq!(t.odds_column(2, 1), Some(2)); // exactly 2:1
+        assert_eq!(t.odds_column(5, 3), Some(1)); // 1.67:1 reads 1:1
+        assert_eq!(t.odds_column(1, 2), Some(0)); // exactly 1:2
+        assert_eq!(t.odds_column(1, 3), Some(0)); // below the first column: clamped
+        assert_eq!(t.odds_column(9, 1), Some(3)); // above the last column
+        assert_eq!(t.odds_column(4, 0), Some(3)); // no defence
+        assert_eq!(odds_table(Beyond::Error).odds_column(1, 3), None);
     }
 }

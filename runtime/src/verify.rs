@@ -43,7 +43,7 @@ pub fn verify(p: &Program) -> Result<(), String> {
                         && (argc == 0 || (args as usize + argc as usize) <= f.slots as usize)
                 }
                 Op::Builtin { dst, a, argc, .. } => {
-                    opt_ok(dst) && argc <= 4 && a[..argc as usize].iter().all(|&r| reg_ok(r))
+                    opt_ok(dst) && argc <= 5 && a[..argc as usize].iter().all(|&r| reg_ok(r))
                 }
                 Op::Ret { src } => reg_ok(src),
                 Op::RetNil | Op::PhaseEnd => true,
@@ -97,7 +97,10 @@ pub fn verify(p: &Program) -> Result<(), String> {
         }
     }
     for t in &p.tables {
-        if t.cells.len() != t.rows.len() * t.columns.len() || t.columns.is_empty() {
+        if t.cells.len() != t.rows.len() * t.columns.len()
+            || t.columns.is_empty()
+            || (!t.odds.is_empty() && t.odds.len() != t.columns.len())
+        {
             return Err(format!("table {}: cell count does not match its shape", t.name));
         }
     }

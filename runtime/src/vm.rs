@@ -425,8 +425,8 @@ impl<'p> Vm<'p> {
                 Op::RetNil => return Ok(Value::Nil),
                 Op::Builtin { b, dst, a, argc } => {
                     self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
-                    let n = (argc as usize).min(4);
-                    let mut vals = [Value::Nil; 4];
+                    let n = (argc as usize).min(5);
+                    let mut vals = [Value::Nil; 5];
                     for i in 0..n {
                         vals[i] = r!(a[i]);
                     }

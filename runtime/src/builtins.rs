@@ -29,8 +29,9 @@ impl<'p> Vm<'p> {
             Value::Hex(h) => Ok(h),
             _ => Err(arg_err(b, "a hex")),
         };
+        let n_units = self.state.units.len();
         let unit = |v: Value| match v {
-            Value::Unit(u) => Ok(u),
+            Value::Unit(u) if (u as usize) < n_units => Ok(u),
             _ => Err(arg_err(b, "a unit")),
         };
         let idx = |v: Value| -> Result<usize, RuntimeError> {

@@ -52,6 +52,8 @@ pub struct Vm<'p> {
     pub rulings: Vec<usize>,
     pub(crate) flags: Vec<bool>,
     pub(crate) regs: Vec<Value>,
+    /// First register above the innermost frame.
+    pub(crate) top: usize,
     pub(crate) lists: Vec<Vec<Value>>,
     pub(crate) pool: Vec<Vec<Value>>,
     /// Instructions left before the run is stopped (a faulty rulebook cannot loop forever).
@@ -108,6 +110,7 @@ impl<'p> Vm<'p> {
             rulings,
             flags,
             regs: Vec::with_capacity(1024),
+            top: 0,
             lists: Vec::new(),
             pool: Vec::new(),
             budget,
@@ -170,16 +173,21 @@ impl<'p> Vm<'p> {
 
     /// Call function `f` with `args`; returns its value.
     pub fn call(&mut self, f: FnId, args: &[Value]) -> Exec<Value> {
-        let base = self.regs.len();
-        self.regs.extend_from_slice(args);
+        let base = self.top;
+        let need = base + args.len();
+        if self.regs.len() < need {
+            self.regs.resize(need, Value::Nil);
+        }
+        self.regs[base..need].copy_from_slice(args);
+        self.top = need;
         let r = self.invoke(f, base, args.len());
-        // Drop the pushed arguments too: hooks run hundreds of thousands of times a game.
-        self.regs.truncate(base);
+        // Pop the pushed arguments too: hooks run hundreds of thousands of times a game.
+        self.top = base;
         r
     }
 
     /// Run `f` with its `argc` arguments already at `regs[args..]`; the frame starts at
-    /// the current top of the register stack (arguments are copied into it).
+    /// `top` (arguments are copied into it).
     fn invoke(&mut self, f: FnId, args: usize, argc: usize) -> Exec<Value> {
         let prog = self.prog;
         let func = match prog.functions.get(f as usize) {
@@ -193,15 +201,22 @@ impl<'p> Vm<'p> {
                 RuntimeError::new("R0003", "call depth limit reached (recursive rules?)"),
             ));
         }
-        let base = self.regs.len();
-        self.regs.resize(base + func.slots as usize, Value::Nil);
+        // The frame is the `slots` registers above the top. They are not cleared: the
+        // compiler writes every register before reading it, so a frame never sees the
+        // values of an earlier one, and hot hooks skip initialising large frames.
+        let base = self.top;
+        let need = base + func.slots as usize;
+        if self.regs.len() < need {
+            self.regs.resize(need, Value::Nil);
+        }
         let n = argc.min(func.slots as usize);
         self.regs.copy_within(args..args + n, base);
+        self.top = need;
         let mark = self.lists.len();
         self.depth += 1;
         let result = self.run(f, base);
         self.depth -= 1;
-        self.regs.truncate(base);
+        self.top = base;
         // Free lists made by this call, keeping a returned list alive.
         match result {
             Ok(Value::List(l)) if l as usize >= mark => {

@@ -227,6 +227,53 @@ proptest! {
     }
 }
 
+proptest! {
+    // Each case may play a whole game: fewer cases, and a small step budget.
+    #![proptest_config(ProptestConfig { cases: (cases() / 8).max(8), ..ProptestConfig::default() })]
+
+    /// A mutated Peter the Great that still compiles is played: the game may end in a
+    /// runtime error (with a code and paragraph), never in a panic.
+    #[test]
+    fn mutated_peter_that_compiles_plays_without_panic(
+        file in any::<usize>(),
+        muts in prop::collection::vec(mutation(), 1..3),
+        seed in 0u64..1000,
+    ) {
+        let files = peter();
+        let target = file % files.len();
+        let mut sm = SourceMap::new();
+        for (i, (name, text)) in files.iter().enumerate() {
+            let mut t = text.clone();
+            if i == target {
+                for m in &muts {
+                    t = apply(&t, m);
+                }
+            }
+            sm.add(name.as_str(), t);
+        }
+        let c = kriegsspiel_compiler::compile(&sm);
+        if let Some(prog) = c.program {
+            for scenario in ["14.4", "14.2"] {
+                let opts = kriegsspiel_runtime::GameOptions {
+                    scenario: scenario.into(),
+                    seed,
+                    log: seed % 2 == 0,
+                    budget: 3_000_000,
+                    ..kriegsspiel_runtime::GameOptions::default()
+                };
+                match kriegsspiel_runtime::play(&prog, &opts) {
+                    Ok(out) => {
+                        if let Err(e) = out.result {
+                            prop_assert!(e.code.starts_with('R'), "{e}");
+                        }
+                    }
+                    Err(msg) => prop_assert!(!msg.is_empty()),
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn unmutated_peter_passes_the_span_check() {
     let files = peter();

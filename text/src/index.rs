@@ -2,7 +2,7 @@
 //! its number, title, part, parent and span, plus the table of contents and the
 //! cross-references the scanner found.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -60,7 +60,7 @@ pub struct TextIndex {
     pub toc_lines: Vec<bool>,
     /// Raw headings in text order (numbering checks read these).
     pub headings: Vec<HeadingHit>,
-    by_key: HashMap<(Option<usize>, Path, Option<char>), usize>,
+    by_key: BTreeMap<(Option<usize>, Path, Option<char>), usize>,
 }
 
 /// Build the index of `src` under `style`.
@@ -152,7 +152,7 @@ pub fn index(src: &str, style: &Style) -> TextIndex {
         }
     }
 
-    let mut by_key = HashMap::new();
+    let mut by_key = BTreeMap::new();
     for (i, p) in paragraphs.iter().enumerate() {
         by_key.entry((p.part_index, p.path.clone(), p.letter)).or_insert(i);
         if let Some(re) = &p.range_end {

@@ -3,7 +3,7 @@
 //! sequence. Texts in reading order get sequence checks; texts whose line order is
 //! unreliable (two-column extraction) get set checks.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::Sink;
 use crate::index::ParagraphKind;
@@ -51,7 +51,7 @@ fn list(style: &Style, paths: &[Path]) -> String {
 }
 
 /// Numbers strictly between `prev` and `h` that a complete sequence would have.
-fn missing_between(prev: &[u32], h: &[u32], seen: &HashSet<Path>) -> Vec<Path> {
+fn missing_between(prev: &[u32], h: &[u32], seen: &BTreeSet<Path>) -> Vec<Path> {
     let mut out = Vec::new();
     if h.is_empty() {
         return out;
@@ -85,8 +85,8 @@ fn missing_between(prev: &[u32], h: &[u32], seen: &HashSet<Path>) -> Vec<Path> {
 
 fn ordered(sink: &mut Sink, style: &Style, hs: &[HeadingHit]) {
     let mut prev: Option<Path> = None;
-    let mut seen: HashSet<Path> = HashSet::new();
-    let mut reported_parents: HashSet<Path> = HashSet::new();
+    let mut seen: BTreeSet<Path> = BTreeSet::new();
+    let mut reported_parents: BTreeSet<Path> = BTreeSet::new();
     for (i, h) in hs.iter().enumerate() {
         let p = &h.path;
         let shown = h.written.clone();
@@ -185,7 +185,7 @@ fn ordered(sink: &mut Sink, style: &Style, hs: &[HeadingHit]) {
     }
 }
 
-fn mark_seen(seen: &mut HashSet<Path>, h: &HeadingHit) {
+fn mark_seen(seen: &mut BTreeSet<Path>, h: &HeadingHit) {
     seen.insert(h.path.clone());
     if let (Some(re), Some(a)) = (&h.range_end, h.path.last()) {
         if let Some(b) = re.last() {
@@ -221,7 +221,7 @@ fn expected_between(prev: &[u32], next: &[u32]) -> Option<Path> {
 }
 
 fn unordered(sink: &mut Sink, style: &Style, hs: &[HeadingHit]) {
-    let mut seen: HashSet<Path> = HashSet::new();
+    let mut seen: BTreeSet<Path> = BTreeSet::new();
     let mut first: BTreeMap<Path, usize> = BTreeMap::new();
     let mut occurrences: BTreeMap<Path, Vec<usize>> = BTreeMap::new();
     for (i, h) in hs.iter().enumerate() {

@@ -2,7 +2,7 @@
 //! does not have, within the right part; and a reference whose stated topic
 //! matches neither the target's title nor its text.
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 
 use super::{title_words, Sink};
 use crate::index::Paragraph;
@@ -69,12 +69,12 @@ pub(crate) fn check(sink: &mut Sink) {
 /// when the title's words are all in the topic, or when the target's own text
 /// uses all of the topic's words.
 fn topic_matches(sink: &Sink, topic: &str, target: &Paragraph) -> bool {
-    let t: HashSet<String> = title_words(topic).into_iter().collect();
+    let t: BTreeSet<String> = title_words(topic).into_iter().collect();
     if t.is_empty() {
         return true;
     }
-    let mut titles: HashSet<String> = title_words(&target.title).into_iter().collect();
-    let own: HashSet<String> = titles.clone();
+    let mut titles: BTreeSet<String> = title_words(&target.title).into_iter().collect();
+    let own: BTreeSet<String> = titles.clone();
     if !own.is_empty() && own.is_subset(&t) {
         return true;
     }
@@ -89,6 +89,6 @@ fn topic_matches(sink: &Sink, topic: &str, target: &Paragraph) -> bool {
         return true;
     }
     let body = sink.src.get(target.start..target.end).unwrap_or("");
-    let body_words: HashSet<String> = title_words(body).into_iter().collect();
+    let body_words: BTreeSet<String> = title_words(body).into_iter().collect();
     t.is_subset(&body_words)
 }

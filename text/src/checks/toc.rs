@@ -3,7 +3,7 @@
 //! heading of its level. A contents that lists only a selection of a level (fewer
 //! than four in five) is a selection, not an omission, and is not checked for it.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{title_words, Sink};
 use crate::index::ParagraphKind;
@@ -20,7 +20,7 @@ pub(crate) fn check(sink: &mut Sink) {
     let single_part = sink.index.style.parts.is_empty();
     // Contents entries are checked against the first part (or the only one).
     let part = if single_part { None } else { Some(0) };
-    let mut listed: HashSet<Path> = HashSet::new();
+    let mut listed: BTreeSet<Path> = BTreeSet::new();
     for e in &toc {
         listed.insert(e.path.clone());
         let Some(h) = sink.index.find(part, &e.path, None).cloned() else {

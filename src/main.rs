@@ -57,6 +57,9 @@ enum Cmd {
         /// Play N games from seed, seed+1, ... and print a summary instead of a log.
         #[arg(long)]
         games: Option<u64>,
+        /// Print calls and VM instructions per rulebook function on stderr.
+        #[arg(long)]
+        profile: bool,
     },
     /// Lint a rulebook's prose: numbering, cross-references, dice tables.
     Text {
@@ -84,8 +87,8 @@ fn main() -> ExitCode {
     };
     let code = match cli.cmd {
         Cmd::Check { rulebook, text, format } => cmd_check(&rulebook, text.as_deref(), format),
-        Cmd::Run { rulebook, scenario, seed, agents, rulings, log, games } => {
-            cmd_run(&rulebook, scenario, seed, &agents, &rulings, log, games)
+        Cmd::Run { rulebook, scenario, seed, agents, rulings, log, games, profile } => {
+            cmd_run(&rulebook, scenario, seed, &agents, &rulings, log, games, profile)
         }
         Cmd::Text { path, index, style, format } => {
             let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };
@@ -227,6 +230,7 @@ fn cmd_run(
     rulings: &[String],
     log: Option<PathBuf>,
     games: Option<u64>,
+    profile: bool,
 ) -> u8 {
     let (_, c) = match build(path, Format::Human) {
         Ok(x) => x,
@@ -283,7 +287,7 @@ fn cmd_run(
         return run_many(&prog, scenario, seed, n, agent_kinds, rulings);
     }
     let opts =
-        GameOptions { scenario, seed, agents: agent_kinds, rulings, log: true, ..GameOptions::default() };
+        GameOptions { scenario, seed, agents: agent_kinds, rulings, log: true, profile, ..GameOptions::default() };
     let outcome = match play(&prog, &opts) {
         Ok(o) => o,
         Err(e) => {
@@ -291,6 +295,12 @@ fn cmd_run(
             return 2;
         }
     };
+    if profile {
+        eprintln!("{:>10} {:>14} {:>14}  function (VM instructions; self = excluding callees)", "calls", "inclusive", "self");
+        for (name, calls, inclusive, own) in outcome.profile.iter().take(30) {
+            eprintln!("{calls:>10} {inclusive:>14} {own:>14}  {name}");
+        }
+    }
     let text = outcome.log.text();
     let written = match &log {
         Some(f) => std::fs::write(f, &text).map_err(|e| format!("cannot write {}: {e}", f.display())),

@@ -42,6 +42,8 @@ pub struct GameOptions {
     pub log: bool,
     /// Instruction budget for the whole game.
     pub budget: u64,
+    /// Count calls and instructions per rulebook function (`GameOutcome::profile`).
+    pub profile: bool,
 }
 
 impl Default for GameOptions {
@@ -53,6 +55,7 @@ impl Default for GameOptions {
             rulings: BTreeMap::new(),
             log: true,
             budget: 200_000_000,
+            profile: false,
         }
     }
 }
@@ -61,6 +64,9 @@ impl Default for GameOptions {
 #[derive(Debug)]
 pub struct GameOutcome {
     pub result: Result<GameResult, RuntimeError>,
+    /// With `GameOptions::profile`: (function name, calls, instructions inclusive,
+    /// instructions self), most expensive (self) first.
+    pub profile: Vec<(String, u64, u64, u64)>,
     pub log: Log,
     pub stats: Stats,
     pub final_state: State,
@@ -141,6 +147,9 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
         );
     }
     let mut vm = Vm::new(prog, state, si, opts.seed, agents, log, rulings, opts.budget);
+    if opts.profile {
+        vm.profile = Some(Vec::new());
+    }
     let run = vm.call(sequence, &[]);
     let result = match run {
         Ok(_) => Err(RuntimeError::new(
@@ -168,7 +177,17 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
     }
     let mut stats = vm.stats;
     stats.instructions = vm.instructions();
-    Ok(GameOutcome { result, stats, final_state: vm.state, log: vm.log })
+    let mut profile: Vec<(String, u64, u64, u64)> = vm
+        .profile
+        .take()
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .filter(|(_, e)| e.0 > 0)
+        .map(|(i, e)| (prog.functions.get(i).map(|f| f.name.clone()).unwrap_or_default(), e.0, e.1, e.2))
+        .collect();
+    profile.sort_by(|a, b| b.3.cmp(&a.3).then(a.0.cmp(&b.0)));
+    Ok(GameOutcome { result, stats, final_state: vm.state, log: vm.log, profile })
 }
 
 /// Run an example: place units, force dice, call procedures in order, evaluate expectations.

@@ -54,6 +54,10 @@ pub struct Vm<'p> {
     pub(crate) regs: Vec<Value>,
     /// First register above the innermost frame.
     pub(crate) top: usize,
+    /// Per-function profile when enabled: (calls, instructions inclusive, self).
+    pub profile: Option<Vec<(u64, u64, u64)>>,
+    /// Instructions spent in callees of each active frame (for self counts).
+    prof_children: Vec<u64>,
     pub(crate) lists: Vec<Vec<Value>>,
     pub(crate) pool: Vec<Vec<Value>>,
     /// Instructions left before the run is stopped (a faulty rulebook cannot loop forever).
@@ -111,6 +115,8 @@ impl<'p> Vm<'p> {
             flags,
             regs: Vec::with_capacity(1024),
             top: 0,
+            profile: None,
+            prof_children: Vec::new(),
             lists: Vec::new(),
             pool: Vec::new(),
             budget,
@@ -214,7 +220,28 @@ impl<'p> Vm<'p> {
         self.top = need;
         let mark = self.lists.len();
         self.depth += 1;
-        let result = self.run(f, base);
+        let result = if self.profile.is_some() {
+            let before = self.instructions();
+            self.prof_children.push(0);
+            let r = self.run(f, base);
+            let inclusive = self.instructions() - before;
+            let children = self.prof_children.pop().unwrap_or(0);
+            if let Some(parent) = self.prof_children.last_mut() {
+                *parent += inclusive;
+            }
+            if let Some(p) = self.profile.as_mut() {
+                if p.len() <= f as usize {
+                    p.resize(f as usize + 1, (0, 0, 0));
+                }
+                let e = &mut p[f as usize];
+                e.0 += 1;
+                e.1 += inclusive;
+                e.2 += inclusive.saturating_sub(children);
+            }
+            r
+        } else {
+            self.run(f, base)
+        };
         self.depth -= 1;
         self.top = base;
         // Free lists made by this call, keeping a returned list alive.

@@ -222,6 +222,7 @@ fn parse_pairs(items: &[String], what: &str) -> Result<BTreeMap<String, String>,
     Ok(m)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn cmd_run(
     path: &std::path::Path,
     scenario: String,
@@ -286,8 +287,15 @@ fn cmd_run(
     if let Some(n) = games {
         return run_many(&prog, scenario, seed, n, agent_kinds, rulings);
     }
-    let opts =
-        GameOptions { scenario, seed, agents: agent_kinds, rulings, log: true, profile, ..GameOptions::default() };
+    let opts = GameOptions {
+        scenario,
+        seed,
+        agents: agent_kinds,
+        rulings,
+        log: true,
+        profile,
+        ..GameOptions::default()
+    };
     let outcome = match play(&prog, &opts) {
         Ok(o) => o,
         Err(e) => {
@@ -296,7 +304,10 @@ fn cmd_run(
         }
     };
     if profile {
-        eprintln!("{:>10} {:>14} {:>14}  function (VM instructions; self = excluding callees)", "calls", "inclusive", "self");
+        eprintln!(
+            "{:>10} {:>14} {:>14}  function (VM instructions; self = excluding callees)",
+            "calls", "inclusive", "self"
+        );
         for (name, calls, inclusive, own) in outcome.profile.iter().take(30) {
             eprintln!("{calls:>10} {inclusive:>14} {own:>14}  {name}");
         }

@@ -614,6 +614,11 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                                     hook(&mut cx, &f, &[Ty::Unit, Ty::Hex, Ty::Hex], Ty::Int, &para);
                             }
                         }
+                        (true, "minimum") => {
+                            if let Some(f) = single(&h.value) {
+                                prog.hooks.move_minimum = hook(&mut cx, &f, &[], Ty::Int, &para);
+                            }
+                        }
                         (true, "stop") => {
                             if let Some(f) = single(&h.value) {
                                 prog.hooks.move_stop =
@@ -649,7 +654,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                             }
                         }
                         (_, other) => {
-                            let known = if is_move { "allowance, cost, stop" } else { "enter, end, prefer" };
+                            let known =
+                                if is_move { "allowance, cost, stop, minimum" } else { "enter, end, prefer" };
                             cx.diags.push(
                                 Diagnostic::error(
                                     "E0601",

@@ -87,6 +87,23 @@ pub fn reachable_into(
     grid: &Grid,
     start: Hex,
     allowance: i32,
+    cost: impl FnMut(Hex, Hex, u8) -> Option<i32>,
+    stop_on_enter: impl FnMut(Hex) -> bool,
+    scratch: &mut Scratch,
+    out: &mut Vec<Reach>,
+) -> bool {
+    reachable_bounded_into(grid, start, allowance, 0, cost, stop_on_enter, scratch, out)
+}
+
+/// As [`reachable_into`], knowing that no step costs less than `min_step`: steps out of
+/// a hex from which even the cheapest step would exceed the allowance are not costed
+/// (the caller guarantees the bound; a cost below it is still used as returned).
+#[allow(clippy::too_many_arguments)]
+pub fn reachable_bounded_into(
+    grid: &Grid,
+    start: Hex,
+    allowance: i32,
+    min_step: i32,
     mut cost: impl FnMut(Hex, Hex, u8) -> Option<i32>,
     mut stop_on_enter: impl FnMut(Hex) -> bool,
     scratch: &mut Scratch,
@@ -114,10 +131,17 @@ pub fn reachable_into(
         if h != start.0 && stop_on_enter(Hex(h)) {
             continue;
         }
+        if min_step > 0 && d.saturating_add(min_step) > allowance {
+            continue;
+        }
         for (dir, n) in grid.neighbours(Hex(h)).into_iter().enumerate() {
             let Some(n) = n else { continue };
             let ni = n.index();
             if sc.done[ni] == g {
+                continue;
+            }
+            // Already reached more cheaply than the cheapest step from here could.
+            if min_step > 0 && sc.seen[ni] == g && sc.spent[ni] < d.saturating_add(min_step) {
                 continue;
             }
             let Some(c) = cost(Hex(h), n, dir as u8) else {

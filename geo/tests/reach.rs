@@ -111,3 +111,54 @@ fn ties_pick_lowest_predecessor() {
     assert!(reachable_into(&g, a, 2, |_, _, _| Some(1), |_| false, &mut sc, &mut out));
     assert_eq!(out, r);
 }
+
+/// With a true lower bound on step costs, the bounded search skips steps that cannot
+/// matter and returns exactly what the plain search returns (hexes, costs, routes).
+#[test]
+fn bounded_search_equals_plain_search() {
+    let g = Grid::new(14, 12, 1, 1, Layout::EvenColumnsDown).unwrap();
+    // A deterministic patchwork of step costs between 1 and 4, some prohibited.
+    let cost_of = |a: Hex, b: Hex| -> Option<i32> {
+        let k = (a.0 * 31 + b.0 * 17) % 11;
+        if k == 0 {
+            None
+        } else {
+            Some(1 + (k as i32 % 4))
+        }
+    };
+    for start in [0u32, 17, 40, 83, 120] {
+        for allowance in [0, 1, 3, 6, 10] {
+            let mut sc = Scratch::new();
+            let plain = reachable(&g, Hex(start), allowance, |a, b, _| cost_of(a, b), |_| false, &mut sc);
+            let mut calls_bounded = 0;
+            let mut bounded = Vec::new();
+            reachable_bounded_into(
+                &g,
+                Hex(start),
+                allowance,
+                1,
+                |a, b, _| {
+                    calls_bounded += 1;
+                    cost_of(a, b)
+                },
+                |_| false,
+                &mut sc,
+                &mut bounded,
+            );
+            assert_eq!(plain, bounded, "start {start} allowance {allowance}");
+            let mut calls_plain = 0;
+            let _ = reachable(
+                &g,
+                Hex(start),
+                allowance,
+                |a, b, _| {
+                    calls_plain += 1;
+                    cost_of(a, b)
+                },
+                |_| false,
+                &mut sc,
+            );
+            assert!(calls_bounded <= calls_plain);
+        }
+    }
+}

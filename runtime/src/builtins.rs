@@ -436,9 +436,14 @@ impl<'p> Vm<'p> {
         stops: Option<&[bool]>,
     ) -> Exec<Vec<geo::Reach>> {
         let grid = self.board.grid.clone();
+        let minimum = match self.prog.hooks.move_minimum {
+            Some(f) => as_int(self.call(f, &[])?)?.clamp(0, i32::MAX as i64) as i32,
+            None => 0,
+        };
         let mut scratch = std::mem::take(&mut self.board.scratch);
         let mut err: Option<Halt> = None;
-        let reach = {
+        let mut reach = Vec::new();
+        {
             let err1 = &mut err;
             let this = &mut *self;
             let cost = |from: Hex, to: Hex, _dir: u8| -> Option<i32> {
@@ -446,6 +451,13 @@ impl<'p> Vm<'p> {
                     return None;
                 }
                 match this.call(cost_f, &[Value::Unit(u), Value::Hex(from.0), Value::Hex(to.0)]) {
+                    Ok(Value::Int(c)) if c >= 0 && c < minimum as i64 => {
+                        *err1 = Some(Halt::Error(RuntimeError::new(
+                            "R0014",
+                            format!("a step cost {c}, below the movement minimum {minimum}"),
+                        )));
+                        None
+                    }
                     Ok(Value::Int(c)) if c >= 0 => Some(c.min(i32::MAX as i64) as i32),
                     Ok(_) => None,
                     Err(e) => {
@@ -455,8 +467,17 @@ impl<'p> Vm<'p> {
                 }
             };
             let stop = |h: Hex| stops.map(|s| s.get(h.0 as usize).copied().unwrap_or(false)).unwrap_or(false);
-            geo::reachable(&grid, Hex(start), allowance, cost, stop, &mut scratch)
-        };
+            geo::reachable_bounded_into(
+                &grid,
+                Hex(start),
+                allowance,
+                minimum,
+                cost,
+                stop,
+                &mut scratch,
+                &mut reach,
+            );
+        }
         self.board.scratch = scratch;
         match err {
             Some(e) => Err(e),

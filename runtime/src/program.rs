@@ -211,6 +211,10 @@ pub struct Hooks {
     pub move_cost: Option<FnId>,
     /// `fn(Unit, Hex) -> Bool`: entering this hex ends the unit's movement.
     pub move_stop: Option<FnId>,
+    /// `fn() -> Int`: no step costs less (lets the search skip hopeless steps; a cost
+    /// below it is runtime error R0014).
+    #[serde(default)]
+    pub move_minimum: Option<FnId>,
     /// `fn(Unit, Hex, Hex) -> Bool`: may the retreating unit step between these hexes?
     pub retreat_enter: Option<FnId>,
     /// `fn(Unit, Hex) -> Bool`: may a retreat end in this hex (stacking)?

@@ -95,6 +95,8 @@ pub struct FnCx<'c, 'a> {
     out_hint: Option<Reg>,
     /// Names of the fns being inlined (no recursion); diagnostics are off inside them.
     inlining: Vec<String>,
+    /// Result register reserved for an inlined call's value.
+    dst_outer: Option<Reg>,
 }
 
 fn err(code: &'static str, span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -119,6 +121,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             hint: None,
             out_hint: None,
             inlining: Vec::new(),
+            dst_outer: None,
         }
     }
 
@@ -230,6 +233,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
             ExprKind::Not(a) => self.jump_if_true(a),
             _ => {
+                if let Some(j) = self.inline_jumps(e, false) {
+                    return j;
+                }
                 let c = self.expr(e);
                 self.expect_ty(&c, &Ty::Bool, e.span, "condition");
                 vec![self.emit(Op::JumpIfNot { cond: c.reg, to: 0 })]
@@ -256,6 +262,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
             ExprKind::Not(a) => self.jump_if_false(a),
             _ => {
+                if let Some(j) = self.inline_jumps(e, true) {
+                    return j;
+                }
                 let c = self.expr(e);
                 self.expect_ty(&c, &Ty::Bool, e.span, "condition");
                 vec![self.emit(Op::JumpIf { cond: c.reg, to: 0 })]
@@ -651,6 +660,27 @@ impl<'c, 'a> FnCx<'c, 'a> {
     /// parameters bound to the argument registers, under the callee's paragraph. Saves
     /// the call (frame set-up, argument copy, return) on hot rules such as movement costs.
     fn try_inline(&mut self, sig: &crate::env::Sig, name: &Ident, args: &[Expr]) -> Option<Out> {
+        let ret = sig.ret.clone();
+        let mut dst = None;
+        let o = self.with_inlined(sig, name, args, |me, body| {
+            let d = me.dst_outer.take().unwrap_or_else(|| me.temp());
+            dst = Some(d);
+            me.expr_to(body, d)
+        })?;
+        Some(Out { reg: dst.unwrap_or(o.reg), ty: ret, iv: o.iv, mods: o.mods })
+    }
+
+    /// If `name(args)` is a small `fn`, compile its body in this frame with `f`: the
+    /// parameters are bound to the argument registers (arguments already in a local's
+    /// register are used in place: an inlined body cannot assign its parameters), under
+    /// the callee's paragraph, with diagnostics off (the body was checked where declared).
+    fn with_inlined<T>(
+        &mut self,
+        sig: &crate::env::Sig,
+        name: &Ident,
+        args: &[Expr],
+        f: impl FnOnce(&mut Self, &Expr) -> T,
+    ) -> Option<T> {
         if sig.kind != CallableKind::Fn || self.inlining.len() >= 4 || self.inlining.contains(&name.name) {
             return None;
         }
@@ -658,8 +688,6 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if params.len() != args.len() || sig.params.len() != args.len() {
             return None;
         }
-        // Arguments that are already in a local's register are used in place (an inlined
-        // body cannot assign its parameters); others are computed into new registers.
         let mut regs = Vec::with_capacity(args.len());
         for (i, a) in args.iter().enumerate() {
             let local = match &a.kind {
@@ -681,7 +709,8 @@ impl<'c, 'a> FnCx<'c, 'a> {
             );
             regs.push(reg);
         }
-        let dst = self.dst();
+        // The caller's result register (its hint) is taken before the body is compiled.
+        self.dst_outer = Some(self.dst());
         let saved_locals = std::mem::take(&mut self.locals);
         let saved_para = self.para;
         let saved_pure = self.pure;
@@ -692,13 +721,32 @@ impl<'c, 'a> FnCx<'c, 'a> {
         self.para = self.cx.env.para(&para);
         self.pure = true;
         self.inlining.push(name.name.clone());
-        let o = self.expr_to(&body, dst);
+        let out = f(self, &body);
         self.inlining.pop();
         self.locals = saved_locals;
         self.para = saved_para;
         self.pure = saved_pure;
         self.span = saved_span;
-        Some(Out { reg: dst, ty: sig.ret.clone(), iv: o.iv, mods: o.mods })
+        self.dst_outer = None;
+        Some(out)
+    }
+
+    /// An inlinable call in a condition: its body's jumps, if it can be inlined.
+    fn inline_jumps(&mut self, e: &Expr, when_true: bool) -> Option<Vec<usize>> {
+        let ExprKind::Call(name, args) = &e.kind else { return None };
+        let sig = self.cx.env.callables.get(&name.name).cloned()?;
+        if sig.ret != Ty::Bool || !self.cx.inline_bodies.contains_key(&name.name) {
+            return None;
+        }
+        self.cx.env.used.insert(name.name.clone());
+        self.with_inlined(&sig, name, args, |me, body| {
+            me.dst_outer = None;
+            if when_true {
+                me.jump_if_true(body)
+            } else {
+                me.jump_if_false(body)
+            }
+        })
     }
 
     // ------------------------------------------------------------ expressions
@@ -949,9 +997,11 @@ impl<'c, 'a> FnCx<'c, 'a> {
             let k = self.cx.konst(init);
             self.emit(Op::Const { dst: acc, k });
         }
-        let kt = self.cx.konst(Value::Bool(true));
-        self.emit(Op::Const { dst: first, k: kt });
-        let one = self.load(Value::Int(1));
+        if matches!(q, Quant::Min | Quant::Max) {
+            let kt = self.cx.konst(Value::Bool(true));
+            self.emit(Op::Const { dst: first, k: kt });
+        }
+        let one = if q == Quant::Count { self.load(Value::Int(1)) } else { NO_REG };
         let mut body_iv = Iv::ANY;
         let mut body_ty = Ty::Int;
         let mut exit_jumps = Vec::new();
@@ -1071,24 +1121,26 @@ impl<'c, 'a> FnCx<'c, 'a> {
     }
 
     fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr) -> Out {
-        let x = self.expr(a);
-        // Short-circuit `and` / `or`.
+        // Short-circuit `and` / `or` as a value: branch on the whole chain, then set
+        // the result once (no copy per operand).
         if matches!(op, BinOp::And | BinOp::Or) {
-            self.expect_ty(&x, &Ty::Bool, a.span, "logical operand");
             let dst = self.dst();
-            self.emit(Op::Mov { dst, src: x.reg });
-            let j = if op == BinOp::And {
-                self.emit(Op::JumpIfNot { cond: dst, to: 0 })
-            } else {
-                self.emit(Op::JumpIf { cond: dst, to: 0 })
+            let whole = Expr {
+                kind: ExprKind::Binary(op, Box::new(a.clone()), Box::new(b.clone())),
+                span: a.span.to(b.span),
             };
-            let y = self.expr(b);
-            self.expect_ty(&y, &Ty::Bool, b.span, "logical operand");
-            self.emit(Op::Mov { dst, src: y.reg });
+            let yes = self.jump_if_true(&whole);
+            let kf = self.cx.konst(Value::Bool(false));
+            self.emit(Op::Const { dst, k: kf });
+            let end = self.emit(Op::Jump { to: 0 });
+            self.patch_all(yes);
+            let kt = self.cx.konst(Value::Bool(true));
+            self.emit(Op::Const { dst, k: kt });
             let h = self.here();
-            self.patch(j, h);
+            self.patch(end, h);
             return Self::out(dst, Ty::Bool, Iv::ANY);
         }
+        let x = self.expr(a);
         let y = self.expr(b);
         let dst = self.dst();
         let (ra, rb) = (x.reg, y.reg);

@@ -415,3 +415,36 @@ contents { §1.0 "Rules" §2.0 "Table" }
     let c = compile(&sources);
     assert!(c.diagnostics.iter().any(|d| d.code == "E0404" && d.paragraphs.contains(&"2.0".to_string())));
 }
+
+/// A rulebook that loops forever is stopped by the step budget with R0004 and its
+/// paragraph, and the CLI exits 1.
+#[test]
+fn step_budget_stops_a_looping_rulebook() {
+    let src = r#"
+rulebook "Loop" { numbering dotted; dice d6; }
+contents { §1.0 "Rules" §2.0 "Forever" }
+§1.0 sides { A, B }
+§2.0 sequence { let n = 0; while n >= 0 { set n = n + 1; } draw "never"; }
+§1.0 scenario "s" "s" { turns 1; order A, B; }
+"#;
+    let mut sources = kriegsspiel_dsl::SourceMap::new();
+    sources.add("loop.ks", src);
+    let c = compile(&sources);
+    let prog = c.program.expect("compiles");
+    let o = GameOptions { scenario: "s".into(), budget: 100_000, ..GameOptions::default() };
+    let out = play(&prog, &o).expect("plays");
+    let err = out.result.expect_err("stopped");
+    assert_eq!(err.code, "R0004");
+    assert_eq!(err.para, "2.0");
+    let dir = std::env::temp_dir().join(format!("ks-loop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("loop.ks"), src).expect("write");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kriegsspiel"))
+        .args(["run", "--scenario", "s", "--seed", "1"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("R0004"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

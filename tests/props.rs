@@ -274,6 +274,66 @@ proptest! {
     }
 }
 
+/// Peter the Great compiled once, for the bytecode properties.
+fn peter_program() -> &'static kriegsspiel_runtime::Program {
+    static P: OnceLock<kriegsspiel_runtime::Program> = OnceLock::new();
+    P.get_or_init(|| {
+        let mut sm = SourceMap::new();
+        for (name, text) in peter() {
+            sm.add(name.as_str(), text.as_str());
+        }
+        kriegsspiel_compiler::compile(&sm).program.expect("Peter compiles")
+    })
+}
+
+/// Overwrite one operand-sized field of an instruction with an arbitrary value, through
+/// the serialised form (the same shape a stored program would have).
+fn corrupt(
+    p: &kriegsspiel_runtime::Program,
+    f: usize,
+    pc: usize,
+    value: u64,
+) -> Option<kriegsspiel_runtime::Program> {
+    let mut v = serde_json::to_value(p).ok()?;
+    let funcs = v.get_mut("functions")?.as_array_mut()?;
+    let n = funcs.len();
+    let code = funcs.get_mut(f % n)?.get_mut("code")?.as_array_mut()?;
+    let m = code.len();
+    let op = code.get_mut(pc % m)?;
+    // `{"Variant": {"field": number, ...}}`: replace the first numeric field.
+    let fields = op.as_object_mut()?.values_mut().next()?.as_object_mut()?;
+    let slot = fields.values_mut().find(|x| x.is_number())?;
+    *slot = serde_json::json!(value);
+    serde_json::from_value(v).ok()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    /// `verify` never panics on corrupted bytecode, and what it accepts runs (briefly)
+    /// without a panic: every instruction index it checked holds.
+    #[test]
+    fn verify_and_run_survive_corrupted_bytecode(
+        f in any::<usize>(),
+        pc in any::<usize>(),
+        value in prop_oneof![0u64..70, 60_000u64..70_000, any::<u32>().prop_map(u64::from)],
+        seed in 0u64..100,
+    ) {
+        if let Some(bad) = corrupt(peter_program(), f, pc, value) {
+            if kriegsspiel_runtime::verify::verify(&bad).is_ok() {
+                let opts = kriegsspiel_runtime::GameOptions {
+                    scenario: "14.4".into(),
+                    seed,
+                    log: false,
+                    budget: 300_000,
+                    ..kriegsspiel_runtime::GameOptions::default()
+                };
+                let _ = kriegsspiel_runtime::play(&bad, &opts);
+            }
+        }
+    }
+}
+
 #[test]
 fn unmutated_peter_passes_the_span_check() {
     let files = peter();

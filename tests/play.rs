@@ -448,3 +448,52 @@ contents { §1.0 "Rules" §2.0 "Forever" }
     assert!(String::from_utf8_lossy(&out.stderr).contains("R0004"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Per-unit tracks: one value per counter, starting from the counter's rating of the
+/// same name, read `supply[u]` and changed with `adjust supply[u] by ...`.
+#[test]
+fn per_unit_tracks() {
+    let src = r#"
+rulebook "Supply" { numbering dotted; dice d6; }
+contents { §1.0 "Rules" §2.0 "Supply" }
+§1.0 sides { A, B }
+§1.0 rating supply: 0..9
+§1.0 classes { leader }
+§1.0 unit General: leader
+§2.0 track supply per unit: 0..20
+§2.0 procedure spend(l: Unit, n: Int) { adjust supply[l] by 0 - n; }
+§1.0 sequence { draw "no game"; }
+§1.0 map "m" { grid 3 x 3 even_down; }
+§1.0 counters { A "Old Fritz" General { supply: 5 } A "Daun" General { } }
+§1.0 scenario "s" "s" { turns 1; order A, B; §1.0 setup A { "Old Fritz" at 0101; "Daun" at 0202; } }
+§2.0 example "a leader starts with its rated supply and spends it" {
+  scenario "s";
+  place "Old Fritz" at 0101;
+  place "Daun" at 0202;
+  run spend(unit("Old Fritz"), 2);
+  run spend(unit("Daun"), 3);
+  expect supply[unit("Old Fritz")] == 3;
+  expect supply[unit("Daun")] == 0;
+  expect unit("Old Fritz").supply == 5;
+}
+"#;
+    let mut sources = kriegsspiel_dsl::SourceMap::new();
+    sources.add("supply.ks", src);
+    let c = compile(&sources);
+    for d in &c.diagnostics {
+        eprint!("{}", d.render(&sources));
+    }
+    assert!(!c.has_errors());
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (1, 1));
+    // Reading it without a unit, or with a side, is a type error.
+    for bad in ["adjust supply[l] by 0 - n;", "adjust supply by 0 - n;"] {
+        let text = src.replace(
+            "adjust supply[l] by 0 - n;",
+            if bad.contains("[l]") { "adjust supply[A] by 0 - n;" } else { bad },
+        );
+        let mut sources = kriegsspiel_dsl::SourceMap::new();
+        sources.add("supply.ks", text);
+        let c = compile(&sources);
+        assert!(c.diagnostics.iter().any(|d| d.code == "E0301"), "{bad}");
+    }
+}

@@ -202,8 +202,11 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             DeclKind::Marker { name, target } if env.declare("marker", name, diags, &para) => {
                 env.markers.push((name.name.clone(), *target));
             }
-            DeclKind::Track { name, per_side, range } if env.declare("track", name, diags, &para) => {
-                env.tracks.push((name.name.clone(), *per_side, range.lo, range.hi));
+            DeclKind::Track { name, per_side, per_unit, range }
+                if env.declare("track", name, diags, &para) =>
+            {
+                env.tracks.push((name.name.clone(), *per_side || *per_unit, range.lo, range.hi));
+                env.track_per_unit.push(*per_unit);
             }
             DeclKind::Results { name, codes } if env.declare("type", name, diags, &para) => {
                 let g = env.groups.len();
@@ -899,12 +902,13 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 prog.markers.push(MarkerDef { name: name.name.clone(), on, para: p });
             }
         }
-        if let DeclKind::Track { name, per_side, range } = &d.kind {
+        if let DeclKind::Track { name, per_side, per_unit, range } = &d.kind {
             let p = env.para(&first_para(d));
             if !prog.tracks.iter().any(|t| t.name == name.name) {
                 prog.tracks.push(TrackDef {
                     name: name.name.clone(),
                     per_side: *per_side,
+                    per_unit: *per_unit,
                     lo: range.lo,
                     hi: range.hi,
                     para: p,

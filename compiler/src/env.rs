@@ -42,6 +42,8 @@ pub struct Env {
     pub unit_types: Vec<(String, u64, u8, String)>,
     pub markers: Vec<(String, MarkerTarget)>,
     pub tracks: Vec<(String, bool, i64, i64)>,
+    /// Whether each track (same order) holds one value per counter.
+    pub track_per_unit: Vec<bool>,
     pub terrain_attrs: Vec<(String, Ty)>,
     pub hexside_attrs: Vec<(String, Ty)>,
     pub terrains: Vec<String>,

@@ -527,22 +527,32 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 };
                 self.cx.env.used.insert(track.name.clone());
                 let per_side = self.cx.env.tracks[ti].1;
+                let idx_ty = if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
+                    Ty::Unit
+                } else {
+                    Ty::Side
+                };
                 let side = match (index, per_side) {
                     (Some(ix), true) => {
                         let s = self.expr(ix);
-                        self.expect_ty(&s, &Ty::Side, ix.span, "track index");
+                        self.expect_ty(&s, &idx_ty, ix.span, "track index");
                         s.reg
                     }
                     (None, false) => NO_REG,
                     (Some(ix), false) => {
-                        self.error(err("E0301", ix.span, format!("track `{}` is not per side", track.name)));
+                        self.error(err(
+                            "E0301",
+                            ix.span,
+                            format!("track `{}` is not per side or unit", track.name),
+                        ));
                         return;
                     }
                     (None, true) => {
+                        let what = if idx_ty == Ty::Unit { "unit" } else { "side" };
                         self.error(err(
                             "E0301",
                             track.span,
-                            format!("track `{}` is per side: write {}[side]", track.name, track.name),
+                            format!("track `{}` is per {what}: write {}[{what}]", track.name, track.name),
                         ));
                         return;
                     }
@@ -1104,7 +1114,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
             self.cx.env.used.insert(n.to_string());
             let (_, per_side, lo, hi) = self.cx.env.tracks[ti].clone();
             if per_side {
-                self.error(err("E0301", span, format!("track `{n}` is per side: write {n}[side]")));
+                let what = if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
+                    "unit"
+                } else {
+                    "side"
+                };
+                self.error(err("E0301", span, format!("track `{n}` is per {what}: write {n}[{what}]")));
             }
             let dst = self.dst();
             self.emit(Op::TrackGet { dst, track: ti as u16, side: NO_REG });
@@ -1330,8 +1345,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     ),
                 ));
             }
+            let idx_ty = if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
+                Ty::Unit
+            } else {
+                Ty::Side
+            };
             let s = self.expr(a);
-            self.expect_ty(&s, &Ty::Side, a.span, "track index");
+            self.expect_ty(&s, &idx_ty, a.span, "track index");
             let dst = self.dst();
             self.emit(Op::TrackGet { dst, track: ti as u16, side: s.reg });
             return Self::out(dst, Ty::Int, Iv::new(lo, hi));

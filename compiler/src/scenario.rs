@@ -81,6 +81,17 @@ pub fn scenario(env: &mut Env, s: &Scenario, para: &str, diags: &mut Vec<Diagnos
             continue;
         };
         env.used.insert(ts.track.name.clone());
+        if env.track_per_unit.get(t).copied().unwrap_or(false) {
+            diags.push(e(
+                "E0301",
+                ts.track.span,
+                format!(
+                    "track `{}` is per unit: its values start from the counters' `{}` ratings",
+                    ts.track.name, ts.track.name
+                ),
+            ));
+            continue;
+        }
         let (_, per_side, lo, hi) = env.tracks[t].clone();
         for (side, v) in &ts.values {
             let si = env.sides.iter().position(|x| x == &side.name);

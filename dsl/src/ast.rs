@@ -118,6 +118,8 @@ pub enum DeclKind {
     Track {
         name: Ident,
         per_side: bool,
+        /// `per unit`: one value per counter (supply held by a leader...).
+        per_unit: bool,
         range: IntRange,
     },
     Terrain {

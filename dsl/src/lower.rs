@@ -302,8 +302,9 @@ impl Lowerer {
             Rule::track_decl => {
                 let name = self.ident(k.next());
                 let per_side = k.opt(Rule::per_side).is_some();
+                let per_unit = k.opt(Rule::per_unit).is_some();
                 let range = self.int_range(k.next());
-                DeclKind::Track { name, per_side, range }
+                DeclKind::Track { name, per_side, per_unit, range }
             }
             Rule::terrain_decl | Rule::hexside_decl => {
                 let name = self.ident(k.next());

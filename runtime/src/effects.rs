@@ -261,42 +261,21 @@ impl<'p> Vm<'p> {
                 self.set_reg(base, dst, Value::Bool(v.unwrap_or(false)));
             }
             Op::TrackGet { dst, track, side } => {
-                let s = if side == NO_REG {
-                    None
-                } else {
-                    match self.reg(base, side) {
-                        Value::Side(s) => Some(s),
-                        _ => None,
-                    }
-                };
-                let slot = self
-                    .prog
-                    .track_slot(track, s)
-                    .ok_or_else(|| RuntimeError::new("R0002", "bad track index"))?;
+                let slot = self.track_index_slot(base, track, side)?;
                 let v = self.state.tracks[slot];
                 self.set_reg(base, dst, Value::Int(v));
             }
             Op::Adjust { track, side, by } => {
-                let s = if side == NO_REG {
-                    None
-                } else {
-                    match self.reg(base, side) {
-                        Value::Side(s) => Some(s),
-                        _ => None,
-                    }
-                };
+                let who = if side == NO_REG { Value::Nil } else { self.reg(base, side) };
                 let d = as_int(self.reg(base, by))?;
-                let slot = self
-                    .prog
-                    .track_slot(track, s)
-                    .ok_or_else(|| RuntimeError::new("R0002", "bad track index"))?;
+                let slot = self.track_index_slot(base, track, side)?;
                 let def = &self.prog.tracks[track as usize];
                 let old = self.state.tracks[slot];
                 let new = old.saturating_add(d).clamp(def.lo, def.hi);
                 self.state.tracks[slot] = new;
                 if self.log.enabled() {
-                    let sname = s.and_then(|s| self.prog.sides.get(s as usize).cloned());
-                    self.event("track", json!({ "track": def.name, "of": sname, "by": d, "value": new }));
+                    let of = self.label(who);
+                    self.event("track", json!({ "track": def.name, "of": of, "by": d, "value": new }));
                 }
                 self.check_triggers()?;
             }
@@ -446,6 +425,21 @@ impl<'p> Vm<'p> {
             }
         }
         Ok(pc)
+    }
+
+    /// The state slot of a track read or adjusted with index register `side` (a side, a
+    /// unit, or NO_REG for a global track).
+    fn track_index_slot(&self, base: usize, track: u16, side: crate::op::Reg) -> Result<usize, RuntimeError> {
+        let index = if side == NO_REG {
+            None
+        } else {
+            match self.reg(base, side) {
+                Value::Side(s) => Some(s as usize),
+                Value::Unit(u) => Some(u as usize),
+                other => return Err(RuntimeError::new("R0002", format!("track index {other:?}"))),
+            }
+        };
+        self.prog.track_slot_at(track, index).ok_or_else(|| RuntimeError::new("R0002", "bad track index"))
     }
 
     pub(crate) fn eliminate_unit(&mut self, u: u16) -> Exec<()> {

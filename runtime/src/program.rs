@@ -85,6 +85,9 @@ pub struct MarkerDef {
 pub struct TrackDef {
     pub name: String,
     pub per_side: bool,
+    /// One value per counter, starting from the counter's rating of the same name.
+    #[serde(default)]
+    pub per_unit: bool,
     pub lo: i64,
     pub hi: i64,
     pub para: ParaId,
@@ -333,23 +336,41 @@ impl Program {
     pub fn scenario(&self, id: &str) -> Option<usize> {
         self.scenarios.iter().position(|s| s.id == id)
     }
-    /// Slots of tracks in the state: per-side tracks take one slot per side.
+    /// Slots of tracks in the state: per-side tracks take one slot per side, per-unit
+    /// tracks one per counter.
     pub fn track_slot(&self, track: u16, side: Option<u8>) -> Option<usize> {
+        self.track_slot_at(track, side.map(|s| s as usize))
+    }
+
+    /// As `track_slot`, with the side or counter index.
+    pub fn track_slot_at(&self, track: u16, index: Option<usize>) -> Option<usize> {
         let mut slot = 0usize;
         for (i, t) in self.tracks.iter().enumerate() {
+            let width = self.track_width(t);
             if i == track as usize {
-                return match (t.per_side, side) {
-                    (true, Some(s)) if (s as usize) < self.sides.len() => Some(slot + s as usize),
+                return match (t.per_side || t.per_unit, index) {
+                    (true, Some(x)) if x < width => Some(slot + x),
                     (false, _) => Some(slot),
                     _ => None,
                 };
             }
-            slot += if t.per_side { self.sides.len() } else { 1 };
+            slot += width;
         }
         None
     }
+
+    fn track_width(&self, t: &TrackDef) -> usize {
+        if t.per_unit {
+            self.counters.len()
+        } else if t.per_side {
+            self.sides.len()
+        } else {
+            1
+        }
+    }
+
     pub fn track_slots(&self) -> usize {
-        self.tracks.iter().map(|t| if t.per_side { self.sides.len() } else { 1 }).sum()
+        self.tracks.iter().map(|t| self.track_width(t)).sum()
     }
 }
 

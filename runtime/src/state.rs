@@ -80,6 +80,22 @@ impl State {
         }
         let mut tracks = vec![0i64; program.track_slots()];
         for (i, t) in program.tracks.iter().enumerate() {
+            if t.per_unit {
+                // Each counter starts at its rating of the same name (first step), if any.
+                let rating = program.rating_index(&t.name);
+                for (u, c) in program.counters.iter().enumerate() {
+                    let start = rating
+                        .and_then(|r| c.values.get(r))
+                        .and_then(|v| v.as_ref())
+                        .and_then(|steps| steps.first().copied())
+                        .unwrap_or(t.lo)
+                        .clamp(t.lo, t.hi);
+                    if let Some(slot) = program.track_slot_at(i as u16, Some(u)) {
+                        tracks[slot] = start;
+                    }
+                }
+                continue;
+            }
             let sides = if t.per_side { program.sides.len() } else { 1 };
             for s in 0..sides {
                 let side = if t.per_side { Some(s as u8) } else { None };

@@ -391,7 +391,8 @@ fn sides_rating_classes_unit_marker_track() {
         .collect();
     assert_eq!(targets, [MarkerTarget::Unit, MarkerTarget::Hex, MarkerTarget::Side]);
     match k[9] {
-        DeclKind::Track { name, per_side, range } => {
+        DeclKind::Track { name, per_side, per_unit, range } => {
+            assert!(!per_unit);
             assert_eq!((name.name.as_str(), *per_side, range.lo, range.hi), ("aml", true, 0, 100))
         }
         k => panic!("{k:?}"),

@@ -497,3 +497,59 @@ contents { §1.0 "Rules" §2.0 "Supply" }
         assert!(c.diagnostics.iter().any(|d| d.code == "E0301"), "{bad}");
     }
 }
+
+/// Cups: values drawn at random without replacement; empty cups give nothing.
+#[test]
+fn cups_draw_without_replacement() {
+    let src = r#"
+rulebook "Chits" { numbering dotted; dice d6; }
+contents { §1.0 "Rules" §5.0 "Command" }
+§1.0 sides { A, B }
+§5.0 results Chit { A1, A2, A3, B1, B2 }
+§5.0 cup Commands: Chit
+§5.0 track drawn_a: 0..10
+§5.0 procedure fill() { empty Commands; for c in [A1, A2, A3, B1, B2] { put c in Commands; } }
+§5.0 procedure draw_all() {
+  while cup_size(Commands) > 0 {
+    let c = draw from Commands;
+    if c == A1 or c == A2 or c == A3 { adjust drawn_a by 1; }
+  }
+}
+§5.0 procedure draw_one_more() { let c = draw from Commands; if present(c) { adjust drawn_a by 5; } }
+§1.0 sequence { call fill(); call draw_all(); call draw_one_more(); draw "done"; }
+§1.0 scenario "s" "s" { turns 1; order A, B; }
+§5.0 example "every chit comes out once" {
+  scenario "s";
+  run fill();
+  run draw_all();
+  run draw_one_more();
+  expect drawn_a == 3;
+  expect cup_size(Commands) == 0;
+}
+"#;
+    let mut sources = kriegsspiel_dsl::SourceMap::new();
+    sources.add("chits.ks", src);
+    let c = compile(&sources);
+    for d in &c.diagnostics {
+        eprint!("{}", d.render(&sources));
+    }
+    assert!(!c.has_errors());
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (1, 1));
+    let prog = c.program.expect("compiles");
+    let o = GameOptions { scenario: "s".into(), seed: 3, ..GameOptions::default() };
+    let a = play(&prog, &o).expect("plays");
+    let b = play(&prog, &o).expect("plays");
+    assert_eq!(a.log.text(), b.log.text());
+    let draws = a.log.lines.iter().filter(|l| l.contains("\"type\":\"draw\"")).count();
+    assert_eq!(draws, 6, "five chits and one draw from the empty cup");
+    // Putting a value of the wrong type, and drawing inside a fn, are errors.
+    let bad = src.replace("put c in Commands;", "put 3 in Commands;");
+    let mut sources = kriegsspiel_dsl::SourceMap::new();
+    sources.add("chits.ks", bad);
+    assert!(compile(&sources).diagnostics.iter().any(|d| d.code == "E0301"));
+    let bad =
+        src.replace("§5.0 track drawn_a", "§5.0 fn peek() -> Chit = draw from Commands;\n§5.0 track drawn_a");
+    let mut sources = kriegsspiel_dsl::SourceMap::new();
+    sources.add("chits.ks", bad);
+    assert!(compile(&sources).diagnostics.iter().any(|d| d.code == "E0304"));
+}

@@ -26,6 +26,8 @@ pub enum P {
     Alt,
     /// A table name.
     Table,
+    /// A cup name.
+    Cup,
 }
 
 pub struct BSig {
@@ -219,6 +221,7 @@ pub fn signatures() -> Vec<BSig> {
             false,
             "false for the empty answer of `choose ... or none`",
         ),
+        s("cup_size", Builtin::CupSize, vec![Cup], Ty::Int, false, "values left in a cup"),
         s(
             "direction",
             Builtin::Direction,
@@ -254,9 +257,8 @@ pub fn signatures() -> Vec<BSig> {
     ];
     for b in v.iter_mut() {
         b.iv = match b.name {
-            "distance" | "enemy_distance" | "len" | "turn" | "scenario_turns" | "exited" | "abs" => {
-                Iv::new(0, BIG)
-            }
+            "distance" | "enemy_distance" | "len" | "turn" | "scenario_turns" | "exited" | "abs"
+            | "cup_size" => Iv::new(0, BIG),
             _ => Iv::ANY,
         };
     }

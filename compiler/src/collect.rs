@@ -327,6 +327,26 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         diags.push(Diagnostic::error("E0107", Span::default(), "at most 64 markers are supported"));
     }
 
+    // Cups (their value types need result groups).
+    for d in decls {
+        if let DeclKind::Cup { name, ty } = &d.kind {
+            let para = first_para(d);
+            if !env.declare("cup", name, diags, &para) {
+                continue;
+            }
+            let t = match env.ty(ty) {
+                Ok(t) => t,
+                Err(e) => {
+                    diags.push(e.with_paragraph(para.clone()));
+                    Ty::Error
+                }
+            };
+            env.cups.push((name.name.clone(), t));
+            let p = env.para(&para);
+            prog.cups.push(CupDef { name: name.name.clone(), para: p });
+        }
+    }
+
     // Callables: ids and signatures (types need result groups).
     let mut callable_decls: Vec<&Decl> = Vec::new();
     for d in decls {

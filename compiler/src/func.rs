@@ -592,6 +592,23 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 let r = self.cx.string(reason);
                 self.emit(Op::Draw { reason: r });
             }
+            StmtKind::Put { value, cup } => {
+                if !self.effect_allowed(span, "`put`") {
+                    return;
+                }
+                let v = self.expr(value);
+                let Some(ci) = self.cup(cup) else { return };
+                let want = self.cx.env.cups[ci].1.clone();
+                self.expect_ty(&v, &want, value.span, &format!("value put in cup `{}`", cup.name));
+                self.emit(Op::CupPut { cup: ci as u16, v: v.reg });
+            }
+            StmtKind::Empty(cup) => {
+                if !self.effect_allowed(span, "`empty`") {
+                    return;
+                }
+                let Some(ci) = self.cup(cup) else { return };
+                self.emit(Op::CupEmpty { cup: ci as u16 });
+            }
             StmtKind::Log { message, args } => {
                 let regs: Vec<Reg> = args.iter().map(|a| self.expr(a).reg).collect();
                 let base = self.next;
@@ -601,6 +618,24 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 }
                 let fmt = self.cx.string(message);
                 self.emit(Op::Log { fmt, args: base, argc: regs.len() as u16 });
+            }
+        }
+    }
+
+    fn cup(&mut self, cup: &Ident) -> Option<usize> {
+        match self.cx.env.cups.iter().position(|c| c.0 == cup.name) {
+            Some(i) => {
+                self.cx.env.used.insert(cup.name.clone());
+                Some(i)
+            }
+            None => {
+                let cands: Vec<String> = self.cx.env.cups.iter().map(|c| c.0.clone()).collect();
+                let mut d = err("E0115", cup.span, format!("unknown cup `{}`", cup.name));
+                if let Some(s) = suggest(&cup.name, cands.iter().map(|s| s.as_str())) {
+                    d = d.with_note(format!("did you mean `{s}`?"));
+                }
+                self.error(d);
+                None
             }
         }
     }
@@ -863,6 +898,20 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     self.emit(Op::HasMarker { dst, obj: o.reg, marker: m });
                 }
                 Self::out(dst, Ty::Bool, Iv::ANY)
+            }
+            ExprKind::DrawFrom(cup) => {
+                if self.pure {
+                    self.error(err(
+                        "E0304",
+                        e.span,
+                        format!("drawing from a cup is not allowed in a {}", self.what),
+                    ));
+                }
+                let dst = self.dst();
+                let Some(ci) = self.cup(cup) else { return Self::out(dst, Ty::Error, Iv::ANY) };
+                self.emit(Op::CupDraw { dst, cup: ci as u16 });
+                let ty = self.cx.env.cups[ci].1.clone();
+                Self::out(dst, ty, Iv::ANY)
             }
             ExprKind::Roll(d) => {
                 if self.pure {
@@ -1531,6 +1580,11 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 env.hexside_attrs.iter().map(|a| a.0.clone()).collect(),
             ),
             P::Flag => (env.flags.iter().position(|r| r == n), "scenario flag", env.flags.clone()),
+            P::Cup => (
+                env.cups.iter().position(|c| c.0 == n),
+                "cup",
+                env.cups.iter().map(|c| c.0.clone()).collect(),
+            ),
             P::Ruling => {
                 let f = env.rulings.iter().position(|r| r.0 == n);
                 *ruling = f;
@@ -1560,6 +1614,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 P::Region => "E0112",
                 P::Feature | P::HexsideAttr => "E0111",
                 P::Table => "E0108",
+                P::Cup => "E0115",
                 _ => "E0114",
             };
             let mut d = err(code, span, format!("unknown {kind} `{n}`"));

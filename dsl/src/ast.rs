@@ -153,6 +153,11 @@ pub enum DeclKind {
     Retreat(Vec<Hook>),
     /// `line_of_sight { hex: f; hexside: g; }`: what blocks LOS.
     LineOfSight(Vec<Hook>),
+    /// `cup Commands: Chit`: a cup of values drawn without replacement.
+    Cup {
+        name: Ident,
+        ty: TypeExpr,
+    },
     ZoneOfControl(Ident),
     Trigger {
         name: Ident,
@@ -482,26 +487,84 @@ pub struct Stmt {
 
 #[derive(Clone, Debug, Serialize)]
 pub enum StmtKind {
-    Let { name: Ident, value: Expr },
-    Set { name: Ident, value: Expr },
-    If { cond: Expr, then: Block, els: Option<Block> },
-    For { var: Ident, iter: Expr, body: Block },
-    While { cond: Expr, body: Block },
-    Turns { count: Expr, body: Block },
-    Phase { name: Ident, side: Expr, body: Block },
-    Call { name: Ident, args: Vec<Expr> },
+    Let {
+        name: Ident,
+        value: Expr,
+    },
+    Set {
+        name: Ident,
+        value: Expr,
+    },
+    If {
+        cond: Expr,
+        then: Block,
+        els: Option<Block>,
+    },
+    For {
+        var: Ident,
+        iter: Expr,
+        body: Block,
+    },
+    While {
+        cond: Expr,
+        body: Block,
+    },
+    Turns {
+        count: Expr,
+        body: Block,
+    },
+    Phase {
+        name: Ident,
+        side: Expr,
+        body: Block,
+    },
+    Call {
+        name: Ident,
+        args: Vec<Expr>,
+    },
     Return,
-    Move { unit: Expr, to: Expr },
+    Move {
+        unit: Expr,
+        to: Expr,
+    },
     Eliminate(Expr),
     Remove(Expr),
     LoseStep(Expr),
-    Mark { target: Expr, marker: Ident },
-    Unmark { target: Expr, marker: Ident },
-    Adjust { track: Ident, index: Option<Expr>, by: Expr },
-    Retreat { unit: Expr, hexes: Expr },
-    Win { side: Expr, reason: String },
-    Draw { reason: String },
-    Log { message: String, args: Vec<Expr> },
+    Mark {
+        target: Expr,
+        marker: Ident,
+    },
+    Unmark {
+        target: Expr,
+        marker: Ident,
+    },
+    Adjust {
+        track: Ident,
+        index: Option<Expr>,
+        by: Expr,
+    },
+    Retreat {
+        unit: Expr,
+        hexes: Expr,
+    },
+    Win {
+        side: Expr,
+        reason: String,
+    },
+    Draw {
+        reason: String,
+    },
+    Log {
+        message: String,
+        args: Vec<Expr>,
+    },
+    /// `put x in Cup;`
+    Put {
+        value: Expr,
+        cup: Ident,
+    },
+    /// `empty Cup;`
+    Empty(Ident),
 }
 
 // ------------------------------------------------------------------ expressions
@@ -561,6 +624,8 @@ pub enum ExprKind {
     Is(Box<Expr>, Ident),
     Has(Box<Expr>, Ident),
     Roll(Dice),
+    /// `draw from Cup`: a random value taken out of the cup (nothing if it is empty).
+    DrawFrom(Ident),
     Choose {
         var: Ident,
         from: Box<Expr>,

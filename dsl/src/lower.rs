@@ -348,6 +348,11 @@ impl Lowerer {
             Rule::movement_decl => DeclKind::Movement(k.rest().map(|h| self.hook(h)).collect()),
             Rule::retreat_decl => DeclKind::Retreat(k.rest().map(|h| self.hook(h)).collect()),
             Rule::los_decl => DeclKind::LineOfSight(k.rest().map(|h| self.hook(h)).collect()),
+            Rule::cup_decl => {
+                let name = self.ident(k.next());
+                let ty = self.type_expr(k.next());
+                DeclKind::Cup { name, ty }
+            }
             Rule::zoc_decl => DeclKind::ZoneOfControl(self.ident(k.next())),
             Rule::trigger_decl => {
                 let name = self.ident(k.next());
@@ -900,6 +905,12 @@ impl Lowerer {
                 StmtKind::Win { side, reason: self.string(k.next()) }
             }
             Rule::draw_stmt => StmtKind::Draw { reason: self.string(k.next()) },
+            Rule::put_stmt => {
+                let value = self.expr(k.next());
+                let cup = self.ident(k.next());
+                StmtKind::Put { value, cup }
+            }
+            Rule::empty_stmt => StmtKind::Empty(self.ident(k.next())),
             Rule::log_stmt => {
                 let message = self.string(k.next());
                 let args = k.rest().map(|e| self.expr(e)).collect();
@@ -996,6 +1007,7 @@ impl Lowerer {
             Rule::hex_ref => ExprKind::Hex(Kids::of(p).next().as_str().to_string()),
             Rule::ident => ExprKind::Name(p.as_str().to_string()),
             Rule::roll_expr => ExprKind::Roll(self.dice(Kids::of(p).next())),
+            Rule::draw_expr => ExprKind::DrawFrom(self.ident(Kids::of(p).next())),
             Rule::call_expr => {
                 let mut k = Kids::of(p);
                 let name = self.ident(k.next());

@@ -29,6 +29,7 @@ const DECL_KWS: &[&str] = &[
     "zone_of_control",
     "retreat",
     "line_of_sight",
+    "cup",
     "map",
     "counters",
     "scenario",
@@ -59,11 +60,13 @@ const STMT_KWS: &[&str] = &[
     "win",
     "draw",
     "log",
+    "put",
+    "empty",
     "§",
 ];
 const EXPR_START: &[&str] = &[
     "(", "[", "-", "@", "\"", "_", "if", "not", "roll", "choose", "sum", "count", "any", "all", "min", "max",
-    "filter", "map", "true", "false",
+    "filter", "map", "draw", "true", "false",
 ];
 /// Tokens that can only continue an expression that is already complete.
 const EXPR_CONT: &[&str] =

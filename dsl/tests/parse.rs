@@ -89,6 +89,7 @@ fn sx(e: &Expr) -> String {
         K::Bool(b) => b.to_string(),
         K::Str(s) => format!("{s:?}"),
         K::Hex(h) => format!("@{h}"),
+        K::DrawFrom(c) => format!("(draw {})", c.name),
         K::Name(n) => n.clone(),
         K::Neg(x) => format!("(neg {})", sx(x)),
         K::Not(x) => format!("(not {})", sx(x)),
@@ -1315,4 +1316,17 @@ proptest! {
                                  with in "[ -~§]{0,4}") {
         check_any(&mutate(EXAMPLE, at, len, kind, &with));
     }
+}
+
+#[test]
+fn cups_parse() {
+    let text = "§5.0 cup Commands: Chit\n§5.0 procedure p() { put A1 in Commands; empty Commands; let c = draw from Commands; }";
+    let book = parse_file(0, text).unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(matches!(&book.decls[0].kind, DeclKind::Cup { name, .. } if name.name == "Commands"));
+    let DeclKind::Procedure { body, .. } = &book.decls[1].kind else { panic!() };
+    assert!(
+        matches!(&body.stmts[0].kind, StmtKind::Put { value, cup } if sx(value) == "A1" && cup.name == "Commands")
+    );
+    assert!(matches!(&body.stmts[1].kind, StmtKind::Empty(c) if c.name == "Commands"));
+    assert!(matches!(&body.stmts[2].kind, StmtKind::Let { value, .. } if sx(value) == "(draw Commands)"));
 }

@@ -163,6 +163,10 @@ impl<'p> Vm<'p> {
                 let n = as_int(a(1))?;
                 Value::Bool(!self.retreat_candidates(u, n)?.is_empty())
             }
+            Builtin::CupSize => {
+                let c = idx(a(0))?;
+                Value::Int(self.state.cups.get(c).map(|v| v.len() as i64).unwrap_or(0))
+            }
             Builtin::UnitId => Value::Int(unit(a(0))? as i64),
             Builtin::Present => Value::Bool(a(0) != Value::Nil),
             Builtin::InRegion => {

@@ -387,6 +387,35 @@ impl<'p> Vm<'p> {
                     self.event("note", json!({ "message": out }));
                 }
             }
+            Op::CupPut { cup, v } => {
+                let x = self.reg(base, v);
+                if let Some(c) = self.state.cups.get_mut(cup as usize) {
+                    c.push(x);
+                }
+                self.check_triggers()?;
+            }
+            Op::CupEmpty { cup } => {
+                if let Some(c) = self.state.cups.get_mut(cup as usize) {
+                    c.clear();
+                }
+                self.check_triggers()?;
+            }
+            Op::CupDraw { dst, cup } => {
+                let n = self.state.cups.get(cup as usize).map(|c| c.len()).unwrap_or(0);
+                let drawn = if n == 0 {
+                    Value::Nil
+                } else {
+                    let i = self.dice.below(n as u32) as usize;
+                    self.state.cups[cup as usize].remove(i)
+                };
+                self.set_reg(base, dst, drawn);
+                if self.log.enabled() {
+                    let name = self.prog.cups.get(cup as usize).map(|c| c.name.clone());
+                    let label = self.label(drawn);
+                    self.event("draw", json!({ "cup": name, "drawn": label, "left": n.saturating_sub(1) }));
+                }
+                self.check_triggers()?;
+            }
             Op::TurnBegin { turn } => {
                 let t = as_int(self.reg(base, turn))?;
                 self.state.turn = t;

@@ -110,6 +110,8 @@ pub enum Builtin {
     Route,
     /// `can_retreat(unit, n) -> Bool`: would a retreat of n hexes be possible?
     CanRetreat,
+    /// `cup_size(Cup) -> Int`: values left in a cup.
+    CupSize,
     /// `present(x) -> Bool`: false for the empty answer of `choose ... or none`.
     Present,
 }
@@ -344,6 +346,20 @@ pub enum Op {
         fmt: u32,
         args: Reg,
         argc: u16,
+    },
+    /// Effect: put r[v] into cup `cup`.
+    CupPut {
+        cup: u16,
+        v: Reg,
+    },
+    /// r[dst] = a value drawn at random from cup `cup` and taken out (Nil if empty); logged.
+    CupDraw {
+        dst: Reg,
+        cup: u16,
+    },
+    /// Effect: empty cup `cup`.
+    CupEmpty {
+        cup: u16,
     },
     /// Start game turn r[turn]: logs, brings on reinforcements.
     TurnBegin {

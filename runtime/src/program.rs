@@ -45,6 +45,9 @@ pub struct Program {
     pub sequence: Option<FnId>,
     pub rulings: Vec<RulingDef>,
     pub flags: Vec<String>,
+    /// Cups of values drawn without replacement (`cup` declarations).
+    #[serde(default)]
+    pub cups: Vec<CupDef>,
     pub map: MapDef,
     pub counters: Vec<CounterDef>,
     pub scenarios: Vec<ScenarioDef>,
@@ -248,6 +251,12 @@ pub struct TriggerDef {
     pub once: bool,
     pub cond: FnId,
     pub body: FnId,
+    pub para: ParaId,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CupDef {
+    pub name: String,
     pub para: ParaId,
 }
 

@@ -46,6 +46,8 @@ pub struct State {
     pub triggers_fired: Vec<bool>,
     /// Units of each side that left the map (retreat or exit), not eliminated.
     pub exited: Vec<i64>,
+    /// Contents of each cup, in the order put in.
+    pub cups: Vec<Vec<crate::value::Value>>,
 }
 
 impl State {
@@ -119,6 +121,7 @@ impl State {
             tracks,
             triggers_fired: vec![false; program.triggers.len()],
             exited: vec![0; program.sides.len()],
+            cups: vec![Vec::new(); program.cups.len()],
         }
     }
 
@@ -131,5 +134,6 @@ impl State {
             + self.tracks.len() * 8
             + self.triggers_fired.len()
             + self.exited.len() * 8
+            + self.cups.iter().map(|c| c.len() * std::mem::size_of::<crate::value::Value>()).sum::<usize>()
     }
 }

@@ -89,6 +89,9 @@ pub fn verify(p: &Program) -> Result<(), String> {
                         && (argc == 0 || (args as usize + argc as usize) <= f.slots as usize)
                 }
                 Op::TurnBegin { turn } => reg_ok(turn),
+                Op::CupPut { cup, v } => reg_ok(v) && (cup as usize) < p.cups.len(),
+                Op::CupDraw { dst, cup } => reg_ok(dst) && (cup as usize) < p.cups.len(),
+                Op::CupEmpty { cup } => (cup as usize) < p.cups.len(),
                 Op::PhaseBegin { name, side } => (name as usize) < p.strings.len() && reg_ok(side),
             };
             if !ok {

@@ -51,6 +51,9 @@ enum Cmd {
         /// NAME=ALTERNATIVE to switch a ruling (repeatable).
         #[arg(long = "ruling", value_name = "NAME=ALT")]
         rulings: Vec<String>,
+        /// Put an optional rule in play (repeatable).
+        #[arg(long = "option", value_name = "NAME")]
+        options: Vec<String>,
         /// Write the log to FILE instead of standard output.
         #[arg(long)]
         log: Option<PathBuf>,
@@ -87,8 +90,8 @@ fn main() -> ExitCode {
     };
     let code = match cli.cmd {
         Cmd::Check { rulebook, text, format } => cmd_check(&rulebook, text.as_deref(), format),
-        Cmd::Run { rulebook, scenario, seed, agents, rulings, log, games, profile } => {
-            cmd_run(&rulebook, scenario, seed, &agents, &rulings, log, games, profile)
+        Cmd::Run { rulebook, scenario, seed, agents, rulings, options, log, games, profile } => {
+            cmd_run(&rulebook, scenario, seed, &agents, &rulings, &options, log, games, profile)
         }
         Cmd::Text { path, index, style, format } => {
             let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };
@@ -229,6 +232,7 @@ fn cmd_run(
     seed: u64,
     agents: &[String],
     rulings: &[String],
+    options: &[String],
     log: Option<PathBuf>,
     games: Option<u64>,
     profile: bool,
@@ -285,13 +289,14 @@ fn cmd_run(
         }
     };
     if let Some(n) = games {
-        return run_many(&prog, scenario, seed, n, agent_kinds, rulings);
+        return run_many(&prog, scenario, seed, n, agent_kinds, rulings, options);
     }
     let opts = GameOptions {
         scenario,
         seed,
         agents: agent_kinds,
         rulings,
+        options: options.iter().cloned().collect(),
         log: true,
         profile,
         ..GameOptions::default()
@@ -346,6 +351,7 @@ fn run_many(
     n: u64,
     agents: BTreeMap<String, AgentKind>,
     rulings: BTreeMap<String, String>,
+    options: &[String],
 ) -> u8 {
     let mut wins: BTreeMap<String, u64> = BTreeMap::new();
     let mut errors = 0u64;
@@ -359,6 +365,7 @@ fn run_many(
             seed: seed + i,
             agents: agents.clone(),
             rulings: rulings.clone(),
+            options: options.iter().cloned().collect(),
             log: false,
             ..GameOptions::default()
         };

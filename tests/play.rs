@@ -553,3 +553,32 @@ contents { §1.0 "Rules" §5.0 "Command" }
     sources.add("chits.ks", bad);
     assert!(compile(&sources).diagnostics.iter().any(|d| d.code == "E0304"));
 }
+
+/// Optional rules are off by default and switched on per run; the log header lists those
+/// in play, unknown names are refused, and games with them play to the end.
+#[test]
+fn optional_rules_switch_on_per_run() {
+    let mut o = opts(21, AgentKind::Heuristic);
+    let plain = play(peter(), &o).expect("plays");
+    let header: serde_json::Value = serde_json::from_str(&plain.log.lines[0]).expect("json");
+    assert_eq!(header["options"], serde_json::json!([]));
+    for name in ["surprise", "fatigue", "cavalry_vs_routed"] {
+        o.options.insert(name.to_string());
+    }
+    let with = play(peter(), &o).expect("plays");
+    assert!(with.result.is_ok(), "{:?}", with.result);
+    let header: serde_json::Value = serde_json::from_str(&with.log.lines[0]).expect("json");
+    assert_eq!(header["options"].as_array().map(|a| a.len()), Some(3));
+    assert_ne!(plain.log.text(), with.log.text(), "13.1 doubles the Swedish MA on Turn 1");
+    o.options.insert("no_such_rule".into());
+    assert!(play(peter(), &o).err().expect("refused").contains("surprise"));
+    for seed in 1..=20 {
+        let mut o = opts(seed, AgentKind::Random);
+        o.log = false;
+        for name in ["surprise", "fatigue", "cavalry_vs_routed"] {
+            o.options.insert(name.to_string());
+        }
+        let out = play(peter(), &o).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+    }
+}

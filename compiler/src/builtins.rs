@@ -28,6 +28,8 @@ pub enum P {
     Table,
     /// A cup name.
     Cup,
+    /// An optional rule's name.
+    OptionRule,
 }
 
 pub struct BSig {
@@ -222,6 +224,7 @@ pub fn signatures() -> Vec<BSig> {
             "false for the empty answer of `choose ... or none`",
         ),
         s("cup_size", Builtin::CupSize, vec![Cup], Ty::Int, false, "values left in a cup"),
+        s("optional", Builtin::Optional, vec![OptionRule], Ty::Bool, false, "is this optional rule in play"),
         s(
             "direction",
             Builtin::Direction,

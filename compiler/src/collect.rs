@@ -327,6 +327,18 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         diags.push(Diagnostic::error("E0107", Span::default(), "at most 64 markers are supported"));
     }
 
+    // Optional rules.
+    for d in decls {
+        if let DeclKind::OptionRule { name, title } = &d.kind {
+            let para = first_para(d);
+            if env.declare("option", name, diags, &para) {
+                env.options.push(name.name.clone());
+                let p = env.para(&para);
+                prog.options.push(OptionDef { name: name.name.clone(), title: title.clone(), para: p });
+            }
+        }
+    }
+
     // Cups (their value types need result groups).
     for d in decls {
         if let DeclKind::Cup { name, ty } = &d.kind {

@@ -57,6 +57,8 @@ pub struct Env {
     pub callables: BTreeMap<String, Sig>,
     pub rulings: Vec<(String, Vec<String>)>,
     pub flags: Vec<String>,
+    /// Optional rules.
+    pub options: Vec<String>,
     /// Cups and the type of value each holds.
     pub cups: Vec<(String, Ty)>,
     pub regions: Vec<String>,

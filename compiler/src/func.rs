@@ -1580,6 +1580,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 env.hexside_attrs.iter().map(|a| a.0.clone()).collect(),
             ),
             P::Flag => (env.flags.iter().position(|r| r == n), "scenario flag", env.flags.clone()),
+            P::OptionRule => (env.options.iter().position(|o| o == n), "optional rule", env.options.clone()),
             P::Cup => (
                 env.cups.iter().position(|c| c.0 == n),
                 "cup",

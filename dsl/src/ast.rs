@@ -158,6 +158,12 @@ pub enum DeclKind {
         name: Ident,
         ty: TypeExpr,
     },
+    /// `option surprise "The Russians Surprised"`: an optional rule, off unless a run
+    /// switches it on (`--option surprise`); rules test it with `optional(surprise)`.
+    OptionRule {
+        name: Ident,
+        title: String,
+    },
     ZoneOfControl(Ident),
     Trigger {
         name: Ident,

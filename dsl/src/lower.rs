@@ -348,6 +348,11 @@ impl Lowerer {
             Rule::movement_decl => DeclKind::Movement(k.rest().map(|h| self.hook(h)).collect()),
             Rule::retreat_decl => DeclKind::Retreat(k.rest().map(|h| self.hook(h)).collect()),
             Rule::los_decl => DeclKind::LineOfSight(k.rest().map(|h| self.hook(h)).collect()),
+            Rule::option_decl => {
+                let name = self.ident(k.next());
+                let title = self.string(k.next());
+                DeclKind::OptionRule { name, title }
+            }
             Rule::cup_decl => {
                 let name = self.ident(k.next());
                 let ty = self.type_expr(k.next());

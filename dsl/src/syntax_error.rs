@@ -30,6 +30,7 @@ const DECL_KWS: &[&str] = &[
     "retreat",
     "line_of_sight",
     "cup",
+    "option",
     "map",
     "counters",
     "scenario",

@@ -163,6 +163,7 @@ impl<'p> Vm<'p> {
                 let n = as_int(a(1))?;
                 Value::Bool(!self.retreat_candidates(u, n)?.is_empty())
             }
+            Builtin::Optional => Value::Bool(self.options.get(idx(a(0))?).copied().unwrap_or(false)),
             Builtin::CupSize => {
                 let c = idx(a(0))?;
                 Value::Int(self.state.cups.get(c).map(|v| v.len() as i64).unwrap_or(0))

@@ -38,6 +38,8 @@ pub struct GameOptions {
     pub agents: BTreeMap<String, AgentKind>,
     /// Ruling name -> alternative name; rulings not listed use their default.
     pub rulings: BTreeMap<String, String>,
+    /// Optional rules switched on, by name.
+    pub options: std::collections::BTreeSet<String>,
     /// Write the JSON Lines log.
     pub log: bool,
     /// Instruction budget for the whole game.
@@ -53,6 +55,7 @@ impl Default for GameOptions {
             seed: 1,
             agents: BTreeMap::new(),
             rulings: BTreeMap::new(),
+            options: Default::default(),
             log: true,
             budget: 200_000_000,
             profile: false,
@@ -105,6 +108,16 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
         }
     }
     let rulings = resolve_rulings(prog, &opts.rulings)?;
+    let mut options = vec![false; prog.options.len()];
+    for name in &opts.options {
+        match prog.options.iter().position(|o| &o.name == name) {
+            Some(i) => options[i] = true,
+            None => {
+                let known: Vec<&str> = prog.options.iter().map(|o| o.name.as_str()).collect();
+                return Err(format!("no optional rule named {name:?} (options: {})", known.join(", ")));
+            }
+        }
+    }
     let sequence = prog.sequence.ok_or("the rulebook declares no sequence of play")?;
     let scenario = &prog.scenarios[si];
     let state = State::new(prog, scenario);
@@ -142,11 +155,19 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
                 "seed": opts.seed,
                 "agents": agent_names,
                 "rulings": ruling_map,
+                "options": prog
+                    .options
+                    .iter()
+                    .zip(&options)
+                    .filter(|(_, &on)| on)
+                    .map(|(o, _)| json!({ "option": o.name, "title": o.title, "para": prog.para(o.para) }))
+                    .collect::<Vec<_>>(),
                 "supplied": supplied,
             }),
         );
     }
     let mut vm = Vm::new(prog, state, si, opts.seed, agents, log, rulings, opts.budget);
+    vm.options = options;
     if opts.profile {
         vm.profile = Some(Vec::new());
     }

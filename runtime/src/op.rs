@@ -110,6 +110,8 @@ pub enum Builtin {
     Route,
     /// `can_retreat(unit, n) -> Bool`: would a retreat of n hexes be possible?
     CanRetreat,
+    /// `optional(Option) -> Bool`: is this optional rule in play?
+    Optional,
     /// `cup_size(Cup) -> Int`: values left in a cup.
     CupSize,
     /// `present(x) -> Bool`: false for the empty answer of `choose ... or none`.

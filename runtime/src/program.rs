@@ -45,6 +45,9 @@ pub struct Program {
     pub sequence: Option<FnId>,
     pub rulings: Vec<RulingDef>,
     pub flags: Vec<String>,
+    /// Optional rules (`option` declarations), off unless a run switches them on.
+    #[serde(default)]
+    pub options: Vec<OptionDef>,
     /// Cups of values drawn without replacement (`cup` declarations).
     #[serde(default)]
     pub cups: Vec<CupDef>,
@@ -251,6 +254,13 @@ pub struct TriggerDef {
     pub once: bool,
     pub cond: FnId,
     pub body: FnId,
+    pub para: ParaId,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OptionDef {
+    pub name: String,
+    pub title: String,
     pub para: ParaId,
 }
 

@@ -50,6 +50,8 @@ pub struct Vm<'p> {
     pub log: Log,
     /// Active alternative per ruling.
     pub rulings: Vec<usize>,
+    /// Optional rules in play, by option index.
+    pub(crate) options: Vec<bool>,
     pub(crate) flags: Vec<bool>,
     pub(crate) regs: Vec<Value>,
     /// First register above the innermost frame.
@@ -111,6 +113,7 @@ impl<'p> Vm<'p> {
             dice: Dice::new(seed, 0),
             agents,
             log,
+            options: vec![false; prog.options.len()],
             rulings,
             flags,
             regs: Vec::with_capacity(1024),

@@ -571,7 +571,7 @@ fn optional_rules_switch_on_per_run() {
     assert_eq!(header["options"].as_array().map(|a| a.len()), Some(3));
     assert_ne!(plain.log.text(), with.log.text(), "13.1 doubles the Swedish MA on Turn 1");
     o.options.insert("no_such_rule".into());
-    assert!(play(peter(), &o).err().expect("refused").contains("surprise"));
+    assert!(play(peter(), &o).expect_err("refused").contains("surprise"));
     for seed in 1..=20 {
         let mut o = opts(seed, AgentKind::Random);
         o.log = false;

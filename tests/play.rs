@@ -562,20 +562,20 @@ fn optional_rules_switch_on_per_run() {
     let plain = play(peter(), &o).expect("plays");
     let header: serde_json::Value = serde_json::from_str(&plain.log.lines[0]).expect("json");
     assert_eq!(header["options"], serde_json::json!([]));
-    for name in ["surprise", "fatigue", "cavalry_vs_routed"] {
+    for name in ["surprise", "fatigue", "cavalry_vs_routed", "visibility"] {
         o.options.insert(name.to_string());
     }
     let with = play(peter(), &o).expect("plays");
     assert!(with.result.is_ok(), "{:?}", with.result);
     let header: serde_json::Value = serde_json::from_str(&with.log.lines[0]).expect("json");
-    assert_eq!(header["options"].as_array().map(|a| a.len()), Some(3));
+    assert_eq!(header["options"].as_array().map(|a| a.len()), Some(4));
     assert_ne!(plain.log.text(), with.log.text(), "13.1 doubles the Swedish MA on Turn 1");
     o.options.insert("no_such_rule".into());
     assert!(play(peter(), &o).expect_err("refused").contains("surprise"));
     for seed in 1..=20 {
         let mut o = opts(seed, AgentKind::Random);
         o.log = false;
-        for name in ["surprise", "fatigue", "cavalry_vs_routed"] {
+        for name in ["surprise", "fatigue", "cavalry_vs_routed", "visibility"] {
             o.options.insert(name.to_string());
         }
         let out = play(peter(), &o).expect("plays");

@@ -24,6 +24,17 @@ fn peter() -> &'static Program {
     })
 }
 
+/// Compile one in-memory source file, printing its diagnostics (for failing tests).
+fn compile_one(name: &str, text: impl Into<String>) -> kriegsspiel_compiler::Compilation {
+    let mut sources = kriegsspiel_dsl::SourceMap::new();
+    sources.add(name, text.into());
+    let c = compile(&sources);
+    for d in &c.diagnostics {
+        eprint!("{}", d.render(&sources));
+    }
+    c
+}
+
 fn opts(seed: u64, agent: AgentKind) -> GameOptions {
     let mut agents = BTreeMap::new();
     agents.insert("Swedish".to_string(), agent.clone());
@@ -394,25 +405,16 @@ contents { §1.0 "Rules" §2.0 "Table" }
 §2.0 example "a shift right of 1:1 reads 2:1" { scenario "s"; expect result(3, 3, 1, 4) == Win; }
 §2.0 example "no defence reads the last column" { scenario "s"; expect result(1, 0, 0, 1) == Win; }
 "#;
-    let mut sources = kriegsspiel_dsl::SourceMap::new();
-    sources.add("odds.ks", src);
-    let c = compile(&sources);
-    for d in &c.diagnostics {
-        eprint!("{}", d.render(&sources));
-    }
+    let c = compile_one("odds.ks", src);
     assert!(!c.has_errors());
     assert_eq!((c.report.examples_run, c.report.examples_passed), (4, 4));
     // Indexing an odds table like a range table is an error that says what to write.
     let bad = src.replace("lookup_odds(Odds, a, d, s, r)", "Odds[a, r]");
-    let mut sources = kriegsspiel_dsl::SourceMap::new();
-    sources.add("odds.ks", bad);
-    let c = compile(&sources);
+    let c = compile_one("odds.ks", bad);
     assert!(c.diagnostics.iter().any(|d| d.code == "E0302" && d.message.contains("lookup_odds")));
     // Odds columns must ascend.
     let bad = src.replace("1:2 | 1:1 | 2:1 | 3:1", "1:1 | 1:2 | 2:1 | 3:1");
-    let mut sources = kriegsspiel_dsl::SourceMap::new();
-    sources.add("odds.ks", bad);
-    let c = compile(&sources);
+    let c = compile_one("odds.ks", bad);
     assert!(c.diagnostics.iter().any(|d| d.code == "E0404" && d.paragraphs.contains(&"2.0".to_string())));
 }
 
@@ -427,9 +429,7 @@ contents { §1.0 "Rules" §2.0 "Forever" }
 §2.0 sequence { let n = 0; while n >= 0 { set n = n + 1; } draw "never"; }
 §1.0 scenario "s" "s" { turns 1; order A, B; }
 "#;
-    let mut sources = kriegsspiel_dsl::SourceMap::new();
-    sources.add("loop.ks", src);
-    let c = compile(&sources);
+    let c = compile_one("loop.ks", src);
     let prog = c.program.expect("compiles");
     let o = GameOptions { scenario: "s".into(), budget: 100_000, ..GameOptions::default() };
     let out = play(&prog, &o).expect("plays");
@@ -477,12 +477,7 @@ contents { §1.0 "Rules" §2.0 "Supply" }
   expect unit("Old Fritz").supply == 5;
 }
 "#;
-    let mut sources = kriegsspiel_dsl::SourceMap::new();
-    sources.add("supply.ks", src);
-    let c = compile(&sources);
-    for d in &c.diagnostics {
-        eprint!("{}", d.render(&sources));
-    }
+    let c = compile_one("supply.ks", src);
     assert!(!c.has_errors());
     assert_eq!((c.report.examples_run, c.report.examples_passed), (1, 1));
     // Reading it without a unit, or with a side, is a type error.
@@ -491,9 +486,7 @@ contents { §1.0 "Rules" §2.0 "Supply" }
             "adjust supply[l] by 0 - n;",
             if bad.contains("[l]") { "adjust supply[A] by 0 - n;" } else { bad },
         );
-        let mut sources = kriegsspiel_dsl::SourceMap::new();
-        sources.add("supply.ks", text);
-        let c = compile(&sources);
+        let c = compile_one("supply.ks", text);
         assert!(c.diagnostics.iter().any(|d| d.code == "E0301"), "{bad}");
     }
 }
@@ -527,12 +520,7 @@ contents { §1.0 "Rules" §5.0 "Command" }
   expect cup_size(Commands) == 0;
 }
 "#;
-    let mut sources = kriegsspiel_dsl::SourceMap::new();
-    sources.add("chits.ks", src);
-    let c = compile(&sources);
-    for d in &c.diagnostics {
-        eprint!("{}", d.render(&sources));
-    }
+    let c = compile_one("chits.ks", src);
     assert!(!c.has_errors());
     assert_eq!((c.report.examples_run, c.report.examples_passed), (1, 1));
     let prog = c.program.expect("compiles");
@@ -544,14 +532,10 @@ contents { §1.0 "Rules" §5.0 "Command" }
     assert_eq!(draws, 6, "five chits and one draw from the empty cup");
     // Putting a value of the wrong type, and drawing inside a fn, are errors.
     let bad = src.replace("put c in Commands;", "put 3 in Commands;");
-    let mut sources = kriegsspiel_dsl::SourceMap::new();
-    sources.add("chits.ks", bad);
-    assert!(compile(&sources).diagnostics.iter().any(|d| d.code == "E0301"));
+    assert!(compile_one("chits.ks", bad).diagnostics.iter().any(|d| d.code == "E0301"));
     let bad =
         src.replace("§5.0 track drawn_a", "§5.0 fn peek() -> Chit = draw from Commands;\n§5.0 track drawn_a");
-    let mut sources = kriegsspiel_dsl::SourceMap::new();
-    sources.add("chits.ks", bad);
-    assert!(compile(&sources).diagnostics.iter().any(|d| d.code == "E0304"));
+    assert!(compile_one("chits.ks", bad).diagnostics.iter().any(|d| d.code == "E0304"));
 }
 
 /// Optional rules are off by default and switched on per run; the log header lists those

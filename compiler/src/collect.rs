@@ -1,7 +1,7 @@
 //! The compilation driver over one merged rulebook AST: collects declarations, then
 //! lowers and checks each kind in dependency order and assembles the `Program`.
 
-use crate::contents::{split_item, Contents, Scheme};
+use crate::contents::{Contents, Scheme};
 use crate::env::{CallableKind, Env, Global, Sig};
 use crate::examples::ExampleData;
 use crate::func::{Cx, FnCx};
@@ -917,9 +917,11 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     prog.unit_types = env
         .unit_types
         .iter()
-        .map(|(n, m, s, p)| {
-            UnitTypeDef { name: n.clone(), classes: *m, steps: *s, para: 0 }
-                .with_para(env.paragraphs.iter().position(|x| x == p))
+        .map(|(n, m, s, p)| UnitTypeDef {
+            name: n.clone(),
+            classes: *m,
+            steps: *s,
+            para: env.paragraphs.iter().position(|x| x == p).unwrap_or(0) as u16,
         })
         .collect();
     for d in decls {
@@ -1012,19 +1014,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     report.rulings = prog.rulings.iter().map(|r| r.name.clone()).collect();
     report.tables = prog.tables.len();
     report.functions = prog.functions.len();
-    let _ = split_item;
     Out { program: prog, report, examples }
-}
-
-trait WithPara {
-    fn with_para(self, p: Option<usize>) -> Self;
-}
-
-impl WithPara for UnitTypeDef {
-    fn with_para(mut self, p: Option<usize>) -> Self {
-        self.para = p.unwrap_or(0) as u16;
-        self
-    }
 }
 
 /// `fn`s whose bodies are small enough to inline (counted in expression nodes).

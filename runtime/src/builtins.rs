@@ -224,10 +224,6 @@ impl<'p> Vm<'p> {
                 let alt = idx(a(1))?;
                 Value::Bool(self.rulings.get(r).copied() == Some(alt))
             }
-            Builtin::UnitNamed => {
-                // Examples pass the counter index resolved at compile time.
-                Value::Unit(idx(a(0))? as u16)
-            }
             Builtin::Retreat => {
                 let u = unit(a(0))?;
                 let n = as_int(a(1))?;

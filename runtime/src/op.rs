@@ -74,8 +74,6 @@ pub enum Builtin {
     Flag,
     /// `ruling(Ruling, Alternative) -> Bool`: is that alternative in force?
     Ruling,
-    /// `unit(name) -> Unit` (examples).
-    UnitNamed,
     /// `retreat(unit, hexes) -> Bool`: retreat by the rulebook's priorities; false if impossible.
     Retreat,
     /// `at_edge(hex) -> Bool`: does the hex lie on an edge units may leave by?

@@ -908,6 +908,25 @@ fn w0003_example_not_reproduced_names_its_paragraph() {
     has_label(d, &c, "this expectation does not hold", ("case.ks", 9, 10));
 }
 
+/// W0005: an example that holds under one alternative of a ruling and not under another
+/// names the example's paragraph and the ruling's.
+#[test]
+fn w0005_example_depends_on_a_ruling() {
+    let c = case(&format!(
+        "{SETUP}§6.0 scenario \"1\" \"One\" {{ order Blue, Red; }}\n§4.1 ruling bonus \"+1 or +2?\" {{ default one \"+1\"; two \"+2\"; }}\n§4.0 fn plus(x: Int) -> Int = if ruling(bonus, one) then x + 1 else x + 2;\n§6.0 example \"three\" {{\n  scenario \"1\";\n  expect plus(2) == 3;\n}}\n"
+    ));
+    let d = c.warning("W0005", ("case.ks", 9, 1), &["6.0", "4.1"]);
+    assert!(d.message.contains("reproduced under `one`, not under `two`"), "{}", d.message);
+    assert!(c.of(Severity::Warning).iter().all(|d| d.code != "W0003"), "{}", c.dump());
+}
+
+/// E0601: an interrupt must take (Unit, Hex, Hex).
+#[test]
+fn e0601_interrupt_with_the_wrong_parameters() {
+    let c = case("§4.0 interrupt watch(mover: Unit, dest: Hex) when true { }\n");
+    c.error("E0601", ("case.ks", 1, 16), &["4.0"]);
+}
+
 #[test]
 fn w0004_rulebook_without_a_sequence() {
     let c = raw(&[(

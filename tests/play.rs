@@ -566,3 +566,76 @@ fn optional_rules_switch_on_per_run() {
         assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
     }
 }
+
+/// Interrupts (issue 4, Frederick's reaction moves): an `interrupt` runs after each move
+/// between map hexes, before the mover's procedure goes on; moves made inside an
+/// interrupt do not interrupt again; placing a counter from off the map is not a move.
+/// Also the built-ins `within`, `percent*` and `first`, checked by example blocks.
+#[test]
+fn interrupts_run_before_the_mover_goes_on() {
+    let src = r#"
+rulebook "Watch" { numbering dotted; dice d6; }
+contents { §1.0 "Rules" §2.0 "Watch" }
+§1.0 sides { A, B }
+§1.0 rating ma: 0..9
+§1.0 unit Foot: foot
+§1.0 classes { foot }
+§1.0 terrain Plain { cost: 1 }
+§1.0 map "strip" { grid 5 x 3 even_down; }
+§1.0 counters { A "Scout" Foot { ma: 3 } A "Reserve" Foot { ma: 3 } B "Watcher" Foot { ma: 3 } }
+§1.0 track steps: 0..9
+§1.0 track alarms: 0..9
+§1.0 track before_second: 0..9
+§2.0 interrupt watch(mover: Unit, from: Hex, dest: Hex) when distance(from, dest) == 1 {
+  adjust alarms by 1;
+  if steps == 1 { adjust before_second by 1; }
+  if mover == unit("Scout") and steps == 2 { move unit("Watcher") to @0503; }
+}
+§1.0 procedure walk() {
+  for h in [@0202, @0302, @0303] { move unit("Scout") to h; adjust steps by 1; }
+  move unit("Reserve") to @0101;
+}
+§2.0 fn step1(u: Unit, a: Hex, b: Hex) -> Int = 1;
+§2.0 fn no_col2(u: Unit, a: Hex, b: Hex) -> Int = if b == @0201 or b == @0202 or b == @0203 then -1 else 1;
+§1.0 sequence { call walk(); draw "done"; }
+§1.0 scenario "s" "s" { turns 1; order A, B; setup A { "Scout" at 0102; } setup B { "Watcher" at 0402; } }
+§2.0 example "three steps, three interrupts, none nested, none for a placement" {
+  scenario "s";
+  place "Scout" at 0102;
+  place "Watcher" at 0402;
+  run walk();
+  expect alarms == 3 and before_second == 1 and unit("Watcher").hex == @0503;
+}
+§2.0 example "within counts steps and honours forbidden steps" {
+  scenario "s";
+  place "Scout" at 0102;
+  expect len(within(unit("Scout"), 2, step1)) == 9;
+  expect len(within(unit("Scout"), 1, step1)) == 5;
+  expect len(within(unit("Scout"), 2, no_col2)) == 3;
+  expect contains(within(unit("Scout"), 1, step1), @0102) and first(within(unit("Scout"), 2, step1)) == @0101;
+  expect len(within(unit("Reserve"), 2, step1)) == 0;
+}
+§2.0 example "percentages round as named; first of a list" {
+  scenario "s";
+  expect percent(18, 10) == 2 and percent(15, 10) == 2 and percent(14, 10) == 1;
+  expect percent_up(11, 10) == 2 and percent_down(19, 10) == 1 and percent(27, 50) == 14;
+  expect first([3, 4]) == 3 and not present(first(filter x in [1, 2] where x > 5));
+}
+"#;
+    let c = compile_one("watch.ks", src);
+    assert!(!c.has_errors());
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (3, 3));
+    let prog = c.program.expect("compiles");
+    let o = GameOptions { scenario: "s".into(), seed: 1, ..GameOptions::default() };
+    let out = play(&prog, &o).expect("plays");
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    let events = out.log.lines.iter().filter(|l| l.contains("\"type\":\"interrupt\"")).count();
+    assert_eq!(events, 3, "one interrupt event per step of the scout");
+    // An interrupt must take (Unit, Hex, Hex); a step-cost argument must be such a fn.
+    let bad = src.replace("watch(mover: Unit, from: Hex, dest: Hex)", "watch(mover: Unit, dest: Hex)");
+    assert!(compile_one("watch.ks", bad).diagnostics.iter().any(|d| d.code == "E0601"));
+    let bad = src.replace("within(unit(\"Scout\"), 1, step1)", "within(unit(\"Scout\"), 1, walk)");
+    assert!(compile_one("watch.ks", bad).diagnostics.iter().any(|d| d.code == "E0301"));
+    let bad = src.replace("within(unit(\"Scout\"), 1, step1)", "within(unit(\"Scout\"), 1, nothing)");
+    assert!(compile_one("watch.ks", bad).diagnostics.iter().any(|d| d.code == "E0109"));
+}

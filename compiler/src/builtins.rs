@@ -30,6 +30,8 @@ pub enum P {
     Cup,
     /// An optional rule's name.
     OptionRule,
+    /// The name of a `fn (Unit, Hex, Hex) -> Int` (a step cost).
+    StepFn,
 }
 
 pub struct BSig {
@@ -84,6 +86,14 @@ pub fn signatures() -> Vec<BSig> {
         s("other", Builtin::Other, vec![T(Ty::Side)], Ty::Side, false, "the opposing side"),
         s("len", Builtin::Len, vec![AnyList], Ty::Int, false, "number of elements"),
         s("contains", Builtin::Contains, vec![AnyList, Elem], Ty::Bool, false, "list membership"),
+        s(
+            "first",
+            Builtin::First,
+            vec![AnyList],
+            Ty::Error,
+            false,
+            "the first element of a list; nothing for an empty list (test with present)",
+        ),
         s(
             "reachable",
             Builtin::Reachable,
@@ -182,6 +192,38 @@ pub fn signatures() -> Vec<BSig> {
         s("min", Builtin::Min, vec![T(Ty::Int), T(Ty::Int)], Ty::Int, false, "lesser of two"),
         s("max", Builtin::Max, vec![T(Ty::Int), T(Ty::Int)], Ty::Int, false, "greater of two"),
         s("abs", Builtin::Abs, vec![T(Ty::Int)], Ty::Int, false, "absolute value"),
+        s(
+            "percent",
+            Builtin::Percent,
+            vec![T(Ty::Int), T(Ty::Int)],
+            Ty::Int,
+            false,
+            "p% of n to the nearest whole number, halves up",
+        ),
+        s(
+            "percent_up",
+            Builtin::PercentUp,
+            vec![T(Ty::Int), T(Ty::Int)],
+            Ty::Int,
+            false,
+            "p% of n, rounded up",
+        ),
+        s(
+            "percent_down",
+            Builtin::PercentDown,
+            vec![T(Ty::Int), T(Ty::Int)],
+            Ty::Int,
+            false,
+            "p% of n, rounded down",
+        ),
+        s(
+            "within",
+            Builtin::Within,
+            vec![T(Ty::Unit), T(Ty::Int), StepFn],
+            Ty::list(Ty::Hex),
+            false,
+            "hexes reachable from the unit's hex within a budget, by a step-cost fn (Unit, Hex, Hex) -> Int",
+        ),
         s("ceil_div", Builtin::CeilDiv, vec![T(Ty::Int), T(Ty::Int)], Ty::Int, false, "division rounding up"),
         s(
             "exited",

@@ -567,6 +567,50 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         }
     }
 
+    // Interrupts: a condition fn and a body procedure each, over (Unit, Hex, Hex).
+    for d in decls {
+        if let DeclKind::Interrupt { name, params, when, body } = &d.kind {
+            let para = first_para(d);
+            let want = [Ty::Unit, Ty::Hex, Ty::Hex];
+            let tys: Vec<Ty> = params.iter().map(|p| cx.env.ty(&p.ty).unwrap_or(Ty::Error)).collect();
+            if tys != want {
+                cx.diags.push(
+                    Diagnostic::error(
+                        "E0601",
+                        name.span,
+                        format!("interrupt `{}` must take (mover: Unit, from: Hex, dest: Hex)", name.name),
+                    )
+                    .with_paragraph(para.clone()),
+                );
+                continue;
+            }
+            let mut fc = FnCx::new(&mut cx, &para, when.span, true, "interrupt condition");
+            for (p, t) in params.iter().zip(&want) {
+                fc.param(&p.name.name, t.clone());
+            }
+            let o = fc.expr(when);
+            if !o.ty.fits(&Ty::Bool) {
+                fc.cx.diags.push(
+                    Diagnostic::error("E0303", when.span, "an interrupt condition must be Bool")
+                        .with_paragraph(para.clone()),
+                );
+            }
+            fc.ret(o.reg);
+            let cond = fc.finish(&format!("{}?", name.name), FnKind::Trigger, 3);
+            let mut fc = FnCx::new(&mut cx, &para, body.span, false, "procedure");
+            for (p, t) in params.iter().zip(&want) {
+                fc.param(&p.name.name, t.clone());
+            }
+            fc.block(body);
+            let b = fc.finish(&name.name, FnKind::Procedure, 3);
+            let ci = functions.len() as u32;
+            functions.push(cond);
+            functions.push(b);
+            let p = cx.env.para(&para);
+            prog.interrupts.push(InterruptDef { name: name.name.clone(), cond: ci, body: ci + 1, para: p });
+        }
+    }
+
     // Hooks.
     let hook = |cx: &mut Cx, id: &Ident, want: &[Ty], ret: Ty, para: &str| -> Option<FnId> {
         let Some(sig) = cx.env.callables.get(&id.name).cloned() else {

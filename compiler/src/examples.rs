@@ -1,6 +1,9 @@
 //! Worked examples: compiled into a wrapper procedure and expectation functions, run
 //! by `check` after the program is built. A failing example is a W0003 warning naming
-//! the example's paragraph and the paragraphs of the rules it exercised.
+//! the example's paragraph and the paragraphs of the rules it exercised. Each example is
+//! also run under every other alternative of every ruling: where the outcome changes,
+//! W0005 names the example's paragraph and the ruling's (the text and its example
+//! disagree, or the example depends on how an unclear rule is read).
 
 use crate::report::Report;
 use kriegsspiel_dsl::ast::Span;
@@ -31,8 +34,11 @@ pub fn run_all(p: &Program, examples: &[ExampleData], diags: &mut Vec<Diagnostic
             dice: &ex.dice,
             calls: ex.calls.iter().map(|&f| (f, Vec::new())).collect(),
             expects: &expects,
+            rulings: None,
         };
-        let mut d = match run_example(p, &run) {
+        let outcome = run_example(p, &run);
+        ruling_sensitivity(p, ex, &expects, matches!(outcome, ExampleOutcome::Passed), diags);
+        let mut d = match outcome {
             ExampleOutcome::Passed => {
                 report.examples_passed += 1;
                 continue;
@@ -61,5 +67,57 @@ pub fn run_all(p: &Program, examples: &[ExampleData], diags: &mut Vec<Diagnostic
             d = d.with_paragraph(rp.clone());
         }
         diags.push(d);
+    }
+}
+
+/// Run the example under each non-default alternative of each ruling; report W0005
+/// where passing or failing changes with the reading.
+fn ruling_sensitivity(
+    p: &Program,
+    ex: &ExampleData,
+    expects: &[FnId],
+    passed: bool,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let defaults: Vec<usize> = p.rulings.iter().map(|r| r.default).collect();
+    for (ri, r) in p.rulings.iter().enumerate() {
+        for (ai, (alt, _)) in r.alternatives.iter().enumerate() {
+            if ai == r.default {
+                continue;
+            }
+            let mut chosen = defaults.clone();
+            chosen[ri] = ai;
+            let run = ExampleRun {
+                scenario: ex.scenario,
+                places: &ex.places,
+                dice: &ex.dice,
+                calls: ex.calls.iter().map(|&f| (f, Vec::new())).collect(),
+                expects,
+                rulings: Some(chosen),
+            };
+            let alt_passed = matches!(run_example(p, &run), ExampleOutcome::Passed);
+            if alt_passed == passed {
+                continue;
+            }
+            let default_name = r.alternatives.get(r.default).map(|a| a.0.as_str()).unwrap_or("?");
+            let (good, bad) =
+                if passed { (default_name, alt.as_str()) } else { (alt.as_str(), default_name) };
+            let mut d = Diagnostic::warning(
+                "W0005",
+                ex.span,
+                format!(
+                    "example \"{}\" depends on ruling `{}`: reproduced under `{}`, not under `{}`",
+                    ex.title, r.name, good, bad
+                ),
+            )
+            .with_paragraph(ex.para.clone());
+            for &pid in &r.paras {
+                if let Some(text) = p.paragraphs.get(pid as usize) {
+                    d = d.with_paragraph(text.clone());
+                }
+            }
+            d = d.with_note(format!("ruling `{}`: {}", r.name, r.question));
+            diags.push(d);
+        }
     }
 }

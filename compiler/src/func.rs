@@ -1552,6 +1552,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if regs.len() != params.len() {
             return Self::out(self.temp(), Ty::Error, Iv::ANY);
         }
+        if b == Builtin::First {
+            ret = list_elem.clone();
+        }
         let dst = self.dst();
         let mut a = [NO_REG; 5];
         for (i, (r, _)) in regs.iter().take(5).enumerate() {
@@ -1605,6 +1608,28 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 }
                 (f, "table", env.tables.clone())
             }
+            P::StepFn => {
+                let sig = env.callables.get(n).cloned();
+                match sig {
+                    Some(sig)
+                        if sig.kind == CallableKind::Fn
+                            && sig.params == [Ty::Unit, Ty::Hex, Ty::Hex]
+                            && sig.ret == Ty::Int =>
+                    {
+                        env.used.insert(n.to_string());
+                        return Some(sig.id as usize);
+                    }
+                    Some(_) => {
+                        self.error(err(
+                            "E0301",
+                            span,
+                            format!("`{n}` must be a fn (Unit, Hex, Hex) -> Int, a step cost"),
+                        ));
+                        return None;
+                    }
+                    None => (None, "fn", env.callables.keys().cloned().collect()),
+                }
+            }
             P::T(_) | P::AnyList | P::Elem | P::Any => return None,
         };
         if found.is_some() {
@@ -1616,6 +1641,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 P::Feature | P::HexsideAttr => "E0111",
                 P::Table => "E0108",
                 P::Cup => "E0115",
+                P::StepFn => "E0109",
                 _ => "E0114",
             };
             let mut d = err(code, span, format!("unknown {kind} `{n}`"));

@@ -171,6 +171,14 @@ pub enum DeclKind {
         when: Expr,
         body: Block,
     },
+    /// `interrupt reaction(mover: Unit, from: Hex, dest: Hex) when COND { ... }`: runs
+    /// after a unit moves from one map hex to another, before the mover goes on.
+    Interrupt {
+        name: Ident,
+        params: Vec<Param>,
+        when: Expr,
+        body: Block,
+    },
     Sequence(Block),
     Ruling(Ruling),
     Map(Map),

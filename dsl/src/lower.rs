@@ -366,6 +366,13 @@ impl Lowerer {
                 let body = self.block(k.next());
                 DeclKind::Trigger { name, once, when, body }
             }
+            Rule::interrupt_decl => {
+                let name = self.ident(k.next());
+                let params = self.params(k.next());
+                let when = self.expr(k.next());
+                let body = self.block(k.next());
+                DeclKind::Interrupt { name, params, when, body }
+            }
             Rule::sequence_decl => DeclKind::Sequence(self.block(k.next())),
             Rule::ruling_decl => {
                 let name = self.ident(k.next());

@@ -35,6 +35,7 @@ const DECL_KWS: &[&str] = &[
     "counters",
     "scenario",
     "trigger",
+    "interrupt",
     "ruling",
     "example",
     "sequence",

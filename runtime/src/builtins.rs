@@ -96,6 +96,7 @@ impl<'p> Vm<'p> {
                 Value::Side((s + 1) % n)
             }
             Builtin::Len => Value::Int(self.list(a(0))?.len() as i64),
+            Builtin::First => self.list(a(0))?.first().copied().unwrap_or(Value::Nil),
             Builtin::Contains => {
                 let x = a(1);
                 Value::Bool(self.list(a(0))?.contains(&x))
@@ -260,6 +261,21 @@ impl<'p> Vm<'p> {
             Builtin::Min => Value::Int(as_int(a(0))?.min(as_int(a(1))?)),
             Builtin::Max => Value::Int(as_int(a(0))?.max(as_int(a(1))?)),
             Builtin::Abs => Value::Int(as_int(a(0))?.saturating_abs()),
+            Builtin::Percent | Builtin::PercentUp | Builtin::PercentDown => {
+                let (n, p) = (as_int(a(0))?, as_int(a(1))?);
+                let x = n.checked_mul(p).ok_or_else(|| RuntimeError::new("R0005", "percent overflow"))?;
+                Value::Int(match b {
+                    Builtin::Percent => (x + 50).div_euclid(100),
+                    Builtin::PercentUp => -((-x).div_euclid(100)),
+                    _ => x.div_euclid(100),
+                })
+            }
+            Builtin::Within => {
+                let u = unit(a(0))?;
+                let budget = as_int(a(1))?;
+                let f = as_int(a(2))?;
+                self.within(u, budget, f)?
+            }
             Builtin::CeilDiv => {
                 let (x, y) = (as_int(a(0))?, as_int(a(1))?);
                 if y == 0 {

@@ -294,6 +294,9 @@ impl<'p> Vm<'p> {
                     self.event("move", json!({ "unit": name, "from": from, "to": self.board.label(h) }));
                 }
                 self.check_triggers()?;
+                if from != OFF_MAP && from != h {
+                    self.run_interrupts(u, from, h)?;
+                }
             }
             Op::Eliminate { u } => {
                 let u = self.unit_of(self.reg(base, u))?;
@@ -503,6 +506,42 @@ impl<'p> Vm<'p> {
             self.event("remove", json!({ "unit": name, "from": self.board.label(from), "off_map": exited }));
         }
         self.check_triggers()
+    }
+
+    /// After unit `u` moved from map hex `from` to `to`: run every interrupt whose
+    /// condition holds, in declaration order, before the mover goes on. Moves made by
+    /// an interrupt body do not interrupt again.
+    pub(crate) fn run_interrupts(&mut self, u: u16, from: u32, to: u32) -> Exec<()> {
+        if self.in_interrupt || self.prog.interrupts.is_empty() {
+            return Ok(());
+        }
+        self.in_interrupt = true;
+        let result = (|| {
+            for i in 0..self.prog.interrupts.len() {
+                let (cond, body, para) = {
+                    let d = &self.prog.interrupts[i];
+                    (d.cond, d.body, d.para)
+                };
+                let args = [Value::Unit(u), Value::Hex(from), Value::Hex(to)];
+                if as_bool(self.call(cond, &args)?)? {
+                    if self.log.enabled() {
+                        let saved = self.cur_para;
+                        self.cur_para = para;
+                        let name = self.prog.interrupts[i].name.clone();
+                        let unit = self.prog.counters[u as usize].name.clone();
+                        self.event(
+                            "interrupt",
+                            json!({ "interrupt": name, "mover": unit, "at": self.board.label(to) }),
+                        );
+                        self.cur_para = saved;
+                    }
+                    self.call(body, &args)?;
+                }
+            }
+            Ok(())
+        })();
+        self.in_interrupt = false;
+        result
     }
 
     /// Evaluate every trigger's condition; fire those that have just become true (a

@@ -219,6 +219,8 @@ pub struct ExampleRun<'a> {
     pub dice: &'a [i64],
     pub calls: Vec<(crate::program::FnId, Vec<Value>)>,
     pub expects: &'a [crate::program::FnId],
+    /// Ruling alternatives in force (index per ruling); `None`: the defaults.
+    pub rulings: Option<Vec<usize>>,
 }
 
 /// Outcome of one example.
@@ -249,7 +251,10 @@ pub fn run_example(prog: &Program, ex: &ExampleRun) -> ExampleOutcome {
     state.turn = 1;
     let agents: Vec<Box<dyn Agent>> =
         (0..prog.sides.len()).map(|i| Box::new(HeuristicAgent::new(0, i as u8)) as Box<dyn Agent>).collect();
-    let rulings: Vec<usize> = prog.rulings.iter().map(|r| r.default).collect();
+    let rulings: Vec<usize> = match &ex.rulings {
+        Some(r) if r.len() == prog.rulings.len() => r.clone(),
+        _ => prog.rulings.iter().map(|r| r.default).collect(),
+    };
     let mut vm = Vm::new(prog, state, si, 0, agents, Log::new(false), rulings, 10_000_000);
     vm.forced_dice = ex.dice.iter().copied().collect();
     for (f, args) in &ex.calls {

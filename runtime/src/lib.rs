@@ -20,6 +20,7 @@ pub mod state;
 pub mod value;
 pub mod verify;
 mod vm;
+mod within;
 
 pub use error::{GameResult, RuntimeError};
 pub use game::{play, AgentKind, GameOptions, GameOutcome};

@@ -114,6 +114,17 @@ pub enum Builtin {
     CupSize,
     /// `present(x) -> Bool`: false for the empty answer of `choose ... or none`.
     Present,
+    /// `first(list) -> T`: the first element; nothing for an empty list (test with `present`).
+    First,
+    /// `percent(n, p) -> Int`: p% of n, to the nearest whole number, halves up.
+    Percent,
+    /// `percent_up(n, p)`, `percent_down(n, p)`: p% of n rounded up / down.
+    PercentUp,
+    PercentDown,
+    /// `within(unit, budget, step_fn) -> List<Hex>`: hexes reachable from the unit's hex
+    /// for at most `budget`, each step a→b costing `step_fn(unit, a, b)` (negative: no
+    /// passage).
+    Within,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.

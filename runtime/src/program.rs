@@ -41,6 +41,9 @@ pub struct Program {
     pub strings: Vec<String>,
     pub hooks: Hooks,
     pub triggers: Vec<TriggerDef>,
+    /// Interrupts, in declaration order: run after a unit moves between map hexes.
+    #[serde(default)]
+    pub interrupts: Vec<InterruptDef>,
     /// The sequence of play: a procedure with no parameters.
     pub sequence: Option<FnId>,
     pub rulings: Vec<RulingDef>,
@@ -252,6 +255,17 @@ pub enum PreferScope {
 pub struct TriggerDef {
     pub name: String,
     pub once: bool,
+    pub cond: FnId,
+    pub body: FnId,
+    pub para: ParaId,
+}
+
+/// An interrupt: after a `move` takes a unit from one map hex to another (outside any
+/// interrupt), if `cond(mover, from, to)` holds, `body(mover, from, to)` runs before the
+/// mover's procedure goes on.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InterruptDef {
+    pub name: String,
     pub cond: FnId,
     pub body: FnId,
     pub para: ParaId,

@@ -68,6 +68,8 @@ pub struct Vm<'p> {
     pub(crate) budget_start: u64,
     depth: u32,
     pub(crate) in_trigger: bool,
+    /// An interrupt body is running (interrupts do not nest).
+    pub(crate) in_interrupt: bool,
     pub(crate) board: Board,
     pub stats: Stats,
     /// Scripted dice for examples: consumed before the seeded dice.
@@ -126,6 +128,7 @@ impl<'p> Vm<'p> {
             budget_start: budget,
             depth: 0,
             in_trigger: false,
+            in_interrupt: false,
             board: Board::new(&prog.map),
             stats: Stats::default(),
             forced_dice: Default::default(),

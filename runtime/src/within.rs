@@ -1,0 +1,65 @@
+//! `within(unit, budget, step_fn)`: the hexes a cost-bounded search reaches from a
+//! unit's hex with a rulebook-written step cost, for zones and lines that are not a unit's
+//! movement (reaction zones, supply lines, command radii).
+
+use crate::error::RuntimeError;
+use crate::program::FnId;
+use crate::state::OFF_MAP;
+use crate::value::Value;
+use crate::vm::{Exec, Halt, Vm};
+use kriegsspiel_geo as geo;
+use kriegsspiel_geo::Hex;
+
+impl Vm<'_> {
+    /// Hexes reachable from unit `u`'s hex for at most `budget`, each step `a -> b`
+    /// costing `step(u, a, b)` (a negative cost forbids the step), the start included,
+    /// in map order (by hex index); nothing for a unit off the map.
+    pub(crate) fn within(&mut self, u: u16, budget: i64, step: i64) -> Exec<Value> {
+        let f =
+            FnId::try_from(step).map_err(|_| RuntimeError::new("R0001", format!("no function #{step}")))?;
+        let budget = budget.clamp(0, i32::MAX as i64) as i32;
+        let start = self.state.units[u as usize].hex;
+        if start == OFF_MAP {
+            let l = self.new_list();
+            return Ok(Value::List(l));
+        }
+        let grid = self.board.grid.clone();
+        let mut scratch = std::mem::take(&mut self.board.scratch);
+        let mut err: Option<Halt> = None;
+        let mut reach = Vec::new();
+        {
+            let err1 = &mut err;
+            let this = &mut *self;
+            let cost = |from: Hex, to: Hex, _dir: u8| -> Option<i32> {
+                if err1.is_some() {
+                    return None;
+                }
+                match this.call(f, &[Value::Unit(u), Value::Hex(from.0), Value::Hex(to.0)]) {
+                    Ok(Value::Int(c)) if c >= 0 => Some(c.min(i32::MAX as i64) as i32),
+                    Ok(_) => None,
+                    Err(e) => {
+                        *err1 = Some(e);
+                        None
+                    }
+                }
+            };
+            geo::reachable_bounded_into(
+                &grid,
+                Hex(start),
+                budget,
+                0,
+                cost,
+                |_| false,
+                &mut scratch,
+                &mut reach,
+            );
+        }
+        self.board.scratch = scratch;
+        if let Some(e) = err {
+            return Err(e);
+        }
+        let l = self.new_list();
+        self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
+        Ok(Value::List(l))
+    }
+}

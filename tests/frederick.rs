@@ -1,0 +1,104 @@
+//! The Campaigns of Frederick the Great: the encoding compiles with its counts, plays the
+//! 1757 annual campaign to a victory determination over many seeds, deterministically.
+
+use kriegsspiel_compiler::{compile, load};
+use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
+use kriegsspiel_runtime::Program;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn fred() -> &'static Program {
+    static P: OnceLock<Program> = OnceLock::new();
+    P.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rulebooks/frederick-the-great");
+        let sources = load(&dir).expect("rulebook loads");
+        let c = compile(&sources);
+        for d in c.diagnostics.iter().filter(|d| d.code.starts_with('E')) {
+            eprint!("{}", d.render(&sources));
+        }
+        c.program.expect("Frederick the Great compiles")
+    })
+}
+
+fn opts(seed: u64, allies: AgentKind, coalition: AgentKind) -> GameOptions {
+    let mut agents = BTreeMap::new();
+    agents.insert("Allies".to_string(), allies);
+    agents.insert("Coalition".to_string(), coalition);
+    GameOptions { scenario: "1757".into(), seed, agents, log: false, ..GameOptions::default() }
+}
+
+#[test]
+fn same_seed_gives_byte_identical_log() {
+    for agent in [AgentKind::Random, AgentKind::Heuristic] {
+        let mut o = opts(11, agent.clone(), agent);
+        o.log = true;
+        let a = play(fred(), &o).expect("plays");
+        let b = play(fred(), &o).expect("plays");
+        assert!(a.result.is_ok(), "{:?}", a.result);
+        assert_eq!(a.log.text(), b.log.text());
+        o.seed = 12;
+        let c = play(fred(), &o).expect("plays");
+        assert_ne!(a.log.text(), c.log.text(), "another seed, another game");
+    }
+}
+
+/// Issue 4: 500 seeds with random agents and 100 with heuristic agents play the annual
+/// campaign to its end without a runtime error. Battles, sieges and reactions all occur.
+#[test]
+fn five_hundred_random_and_one_hundred_heuristic_games() {
+    let mut tally: BTreeMap<String, u32> = BTreeMap::new();
+    let mut turns = 0i64;
+    for seed in 1..=500 {
+        let out = play(fred(), &opts(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
+        let r = out.result.unwrap_or_else(|e| panic!("random seed {seed}: {e:?}"));
+        assert!(r.para == "13.0" || r.para == "12.0", "seed {seed} ended by {}", r.para);
+        *tally.entry(r.winner.unwrap_or_else(|| "draw".into())).or_default() += 1;
+        turns += r.turn;
+    }
+    assert_eq!(tally.values().sum::<u32>(), 500);
+    assert!(tally.len() >= 2, "both camps or a draw occur: {tally:?}");
+    assert!(turns >= 500 * 9, "annual campaigns run their turns");
+    let mut features = BTreeMap::<&str, u32>::new();
+    for seed in 1..=100 {
+        let mut o = opts(seed, AgentKind::Heuristic, AgentKind::Heuristic);
+        o.log = seed <= 10;
+        if seed % 2 == 0 {
+            o.options.insert("leader_loss".into());
+        }
+        let out = play(fred(), &o).expect("plays");
+        out.result.as_ref().unwrap_or_else(|e| panic!("heuristic seed {seed}: {e:?}"));
+        for line in &out.log.lines {
+            for (key, pat) in [
+                ("battle", "engages"),
+                ("morale", "tests morale"),
+                ("siege", "siege of"),
+                ("reaction", "\"interrupt\":\"reaction\""),
+                ("capture", "takes control"),
+            ] {
+                if line.contains(pat) {
+                    *features.entry(key).or_default() += 1;
+                }
+            }
+        }
+    }
+    for key in ["battle", "morale", "siege", "reaction", "capture"] {
+        assert!(features.get(key).copied().unwrap_or(0) > 0, "no {key} in ten logged heuristic games");
+    }
+}
+
+/// Mixed pairings and the alternative rulings play too.
+#[test]
+fn rulings_and_mixed_agents_play() {
+    for seed in 1..=20 {
+        let mut o = opts(seed, AgentKind::Heuristic, AgentKind::Random);
+        if seed % 2 == 1 {
+            o = opts(seed, AgentKind::Random, AgentKind::Heuristic);
+        }
+        o.rulings.insert("stack_movement_leader".into(), "highest_command".into());
+        o.rulings.insert("reaction_capacity".into(), "five".into());
+        o.rulings.insert("pass_river_modifier".into(), "add_two".into());
+        let out = play(fred(), &o).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+    }
+}

@@ -102,3 +102,42 @@ fn rulings_and_mixed_agents_play() {
         assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
     }
 }
+
+/// The strategic campaign (15.0): years follow one another through the strategic cycle
+/// (resources, troops, alliances, leaders, purchases, deployment, weather) until a camp
+/// reaches 10 campaign victory points or 1762 ends (15.8); deterministic per seed.
+#[test]
+fn the_campaign_runs_the_strategic_cycle_between_years() {
+    let mut o = opts(3, AgentKind::Random, AgentKind::Random);
+    o.scenario = "campaign".into();
+    o.log = true;
+    let a = play(fred(), &o).expect("plays");
+    let b = play(fred(), &o).expect("plays");
+    assert_eq!(a.log.text(), b.log.text());
+    let r = a.result.as_ref().expect("no runtime error");
+    assert!(r.para == "15.8" || r.para == "12.0", "ended by {}", r.para);
+    let text = a.log.text();
+    for needle in [
+        "end of the 1756 campaign",
+        "the campaign of 1757 starts",
+        "(3.0 V)",
+        "\"track\":\"rp\"",
+        "\"track\":\"tp\"",
+    ] {
+        assert!(text.contains(needle), "missing {needle}");
+    }
+    let mut winners = BTreeMap::<String, u32>::new();
+    for seed in 1..=12 {
+        let (allies, coalition) = if seed <= 6 {
+            (AgentKind::Random, AgentKind::Random)
+        } else {
+            (AgentKind::Heuristic, AgentKind::Heuristic)
+        };
+        let mut o = opts(seed, allies, coalition);
+        o.scenario = "campaign".into();
+        let out = play(fred(), &o).expect("plays");
+        let r = out.result.unwrap_or_else(|e| panic!("campaign seed {seed}: {e:?}"));
+        *winners.entry(r.winner.unwrap_or_else(|| "draw".into())).or_default() += 1;
+    }
+    assert_eq!(winners.values().sum::<u32>(), 12);
+}

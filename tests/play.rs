@@ -639,3 +639,90 @@ contents { §1.0 "Rules" §2.0 "Watch" }
     let bad = src.replace("within(unit(\"Scout\"), 1, step1)", "within(unit(\"Scout\"), 1, nothing)");
     assert!(compile_one("watch.ks", bad).diagnostics.iter().any(|d| d.code == "E0109"));
 }
+
+/// Hidden information (issue 4; Frederick 2.5, 2.6): a side's agent scores its choices
+/// with the public estimate of the other sides' hidden tracks, never their true values;
+/// its own units' values stay visible, and the game itself reads the true values.
+#[test]
+fn hidden_tracks_are_scored_by_their_public_estimate() {
+    let src = r#"
+rulebook "Fog" { numbering dotted; dice d6; }
+contents { §1.0 "Rules" §2.0 "Secrets" }
+§1.0 sides { A, B }
+§1.0 rating str: 0..9
+§1.0 classes { foot }
+§1.0 unit Foot: foot
+§1.0 terrain Plain { cost: 1 }
+§1.0 map "strip" { grid 3 x 1 even_down; }
+§1.0 counters { A "Scout" Foot { str: 2 } B "Ghost" Foot { str: 9 } }
+§2.0 track str per unit: 0..9
+§2.0 fn guess(u: Unit) -> Int = 1;
+§2.0 hidden str shown guess;
+§1.0 track fled: 0..9
+§1.0 track ghost_saw: 0..9
+§1.0 procedure decide() {
+  let flee = choose b in [true, false] by A prefer (if b == (str[unit("Ghost")] > 5) then 1 else 0) "flee the ghost";
+  if flee { adjust fled by 1; }
+  let sure = choose b in [true, false] by B prefer (if b == (str[unit("Ghost")] > 5) then 1 else 0) "trust own strength";
+  if sure { adjust ghost_saw by 1; }
+  if str[unit("Ghost")] == 9 { adjust ghost_saw by 1; }
+}
+§1.0 sequence { call decide(); draw "done"; }
+§1.0 scenario "s" "s" { turns 1; order A, B; setup A { "Scout" at 0101; } setup B { "Ghost" at 0301; } }
+"#;
+    let run = |text: &str| {
+        let c = compile_one("fog.ks", text);
+        assert!(!c.has_errors());
+        let prog = c.program.expect("compiles");
+        let mut agents = BTreeMap::new();
+        agents.insert("A".to_string(), AgentKind::Heuristic);
+        agents.insert("B".to_string(), AgentKind::Heuristic);
+        let o = GameOptions { scenario: "s".into(), seed: 1, agents, ..GameOptions::default() };
+        let out = play(&prog, &o).expect("plays");
+        assert!(out.result.is_ok(), "{:?}", out.result);
+        out.log.text()
+    };
+    let hidden = run(src);
+    let open = run(&src.replace("§2.0 hidden str shown guess;", ""));
+    let has = |log: &str, track: &str, value: i64| {
+        log.contains(&format!("\"track\":\"{track}\",\"of\":null,\"by\":1,\"value\":{value}"))
+    };
+    // A sees the estimate (1): does not flee; in the open game A sees 9 and flees.
+    assert!(!has(&hidden, "fled", 1), "{hidden}");
+    assert!(has(&open, "fled", 1), "{open}");
+    // B sees its own ghost (9) in both, and the rules read the true value.
+    assert!(has(&hidden, "ghost_saw", 2) && has(&open, "ghost_saw", 2), "{hidden}");
+    // Only per-unit tracks can be hidden; the estimate must be fn(Unit) -> Int.
+    let bad = src.replace("hidden str shown guess", "hidden fled shown guess");
+    assert!(compile_one("fog.ks", bad).diagnostics.iter().any(|d| d.code == "E0113"));
+    let bad = src.replace("fn guess(u: Unit) -> Int = 1;", "fn guess(u: Unit) -> Bool = true;");
+    assert!(compile_one("fog.ks", bad).diagnostics.iter().any(|d| d.code == "E0601"));
+}
+
+/// Tracks per `results` group (Frederick's countries, 15.x): indexed by a code, started by
+/// the scenario per code; a wrong index or an unknown group is an error.
+#[test]
+fn tracks_per_results_group() {
+    let src = r#"
+rulebook "Ledger" { numbering dotted; dice d6; }
+contents { §1.0 "Rules" }
+§1.0 sides { A, B }
+§1.0 results Country { North, South, East }
+§1.0 track gold per Country: 0..99
+§1.0 procedure pay() { adjust gold[South] by 5; adjust gold[East] by 1; }
+§1.0 sequence { call pay(); if gold[South] == 12 and gold[North] == 3 and gold[East] == 1 { win A "ledger"; } draw "wrong"; }
+§1.0 scenario "s" "s" { turns 1; order A, B; start gold North 3, South 7; }
+"#;
+    let c = compile_one("ledger.ks", src);
+    assert!(!c.has_errors());
+    let prog = c.program.expect("compiles");
+    let o = GameOptions { scenario: "s".into(), seed: 1, ..GameOptions::default() };
+    let out = play(&prog, &o).expect("plays");
+    assert_eq!(out.result.expect("ends").winner.as_deref(), Some("A"));
+    let bad = src.replace("adjust gold[East] by 1;", "adjust gold[A] by 1;");
+    assert!(compile_one("ledger.ks", bad).diagnostics.iter().any(|d| d.code == "E0301"));
+    let bad = src.replace("per Country", "per Kingdom");
+    assert!(compile_one("ledger.ks", bad).diagnostics.iter().any(|d| d.code == "E0102"));
+    let bad = src.replace("start gold North 3", "start gold West 3");
+    assert!(compile_one("ledger.ks", bad).diagnostics.iter().any(|d| d.code == "E0105"));
+}

@@ -202,11 +202,17 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             DeclKind::Marker { name, target } if env.declare("marker", name, diags, &para) => {
                 env.markers.push((name.name.clone(), *target));
             }
-            DeclKind::Track { name, per_side, per_unit, range }
+            DeclKind::Track { name, per_side, per_unit, per_group, range }
                 if env.declare("track", name, diags, &para) =>
             {
-                env.tracks.push((name.name.clone(), *per_side || *per_unit, range.lo, range.hi));
+                env.tracks.push((
+                    name.name.clone(),
+                    *per_side || *per_unit || per_group.is_some(),
+                    range.lo,
+                    range.hi,
+                ));
                 env.track_per_unit.push(*per_unit);
+                env.track_group.push(per_group.clone());
             }
             DeclKind::Results { name, codes } if env.declare("type", name, diags, &para) => {
                 let g = env.groups.len();
@@ -611,6 +617,55 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         }
     }
 
+    // Hidden per-unit tracks and the public estimate shown to the other sides.
+    for d in decls {
+        if let DeclKind::Hidden { tracks, shown } = &d.kind {
+            let para = first_para(d);
+            let est = match cx.env.callables.get(&shown.name).cloned() {
+                Some(sig)
+                    if sig.kind == CallableKind::Fn && sig.params == [Ty::Unit] && sig.ret == Ty::Int =>
+                {
+                    cx.env.used.insert(shown.name.clone());
+                    Some(sig.id)
+                }
+                Some(_) => {
+                    cx.diags.push(
+                        Diagnostic::error(
+                            "E0601",
+                            shown.span,
+                            format!("`{}` must be `fn(Unit) -> Int`", shown.name),
+                        )
+                        .with_paragraph(para.clone()),
+                    );
+                    None
+                }
+                None => {
+                    cx.diags.push(
+                        Diagnostic::error("E0109", shown.span, format!("unknown function `{}`", shown.name))
+                            .with_paragraph(para.clone()),
+                    );
+                    None
+                }
+            };
+            for t in tracks {
+                let idx = cx.env.tracks.iter().position(|x| x.0 == t.name);
+                match idx {
+                    Some(i) if cx.env.track_per_unit.get(i).copied().unwrap_or(false) => {
+                        cx.env.used.insert(t.name.clone());
+                        if let Some(f) = est {
+                            let p = cx.env.para(&para);
+                            prog.hidden.push(HiddenDef { track: i as u16, shown: f, para: p });
+                        }
+                    }
+                    _ => cx.diags.push(
+                        Diagnostic::error("E0113", t.span, format!("`{}` is not a per-unit track", t.name))
+                            .with_paragraph(para.clone()),
+                    ),
+                }
+            }
+        }
+    }
+
     // Hooks.
     let hook = |cx: &mut Cx, id: &Ident, want: &[Ty], ret: Ty, para: &str| -> Option<FnId> {
         let Some(sig) = cx.env.callables.get(&id.name).cloned() else {
@@ -980,12 +1035,26 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 prog.markers.push(MarkerDef { name: name.name.clone(), on, para: p });
             }
         }
-        if let DeclKind::Track { name, per_side, per_unit, range } = &d.kind {
+        if let DeclKind::Track { name, per_side, per_unit, per_group, range } = &d.kind {
             let p = env.para(&first_para(d));
+            let group_syms: Vec<u16> = match per_group {
+                Some(g) => match env.groups.iter().find(|x| x.0 == g.name) {
+                    Some((_, codes)) => codes.clone(),
+                    None => {
+                        diags.push(
+                            Diagnostic::error("E0102", g.span, format!("unknown results group `{}`", g.name))
+                                .with_paragraph(first_para(d)),
+                        );
+                        Vec::new()
+                    }
+                },
+                None => Vec::new(),
+            };
             if !prog.tracks.iter().any(|t| t.name == name.name) {
                 prog.tracks.push(TrackDef {
                     name: name.name.clone(),
                     per_side: *per_side,
+                    per_group: group_syms,
                     per_unit: *per_unit,
                     lo: range.lo,
                     hi: range.hi,

@@ -44,6 +44,8 @@ pub struct Env {
     pub tracks: Vec<(String, bool, i64, i64)>,
     /// Whether each track (same order) holds one value per counter.
     pub track_per_unit: Vec<bool>,
+    /// The `results` group a track is indexed by (`track rp per Country`).
+    pub track_group: Vec<Option<Ident>>,
     pub terrain_attrs: Vec<(String, Ty)>,
     pub hexside_attrs: Vec<(String, Ty)>,
     pub terrains: Vec<String>,

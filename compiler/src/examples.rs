@@ -80,7 +80,11 @@ fn ruling_sensitivity(
     diags: &mut Vec<Diagnostic>,
 ) {
     let defaults: Vec<usize> = p.rulings.iter().map(|r| r.default).collect();
+    let reached = rulings_reached(p, ex.calls.iter().chain(expects.iter()).copied());
     for (ri, r) in p.rulings.iter().enumerate() {
+        if !reached.contains(&(ri as u16)) {
+            continue;
+        }
         for (ai, (alt, _)) in r.alternatives.iter().enumerate() {
             if ai == r.default {
                 continue;
@@ -120,4 +124,46 @@ fn ruling_sensitivity(
             diags.push(d);
         }
     }
+}
+
+/// The rulings code reachable from `roots` can read: through calls, the hooks the
+/// built-ins may invoke, triggers and interrupts (a conservative over-approximation, so
+/// that the ruling runs skip only rulings the example cannot meet).
+fn rulings_reached(p: &Program, roots: impl Iterator<Item = FnId>) -> std::collections::BTreeSet<u16> {
+    use kriegsspiel_runtime::op::{Builtin, Op};
+    let h = &p.hooks;
+    let mut todo: Vec<FnId> = roots.collect();
+    todo.extend(
+        [h.zoc, h.move_allowance, h.move_cost, h.move_stop, h.move_minimum, h.retreat_enter, h.retreat_end]
+            .into_iter()
+            .flatten(),
+    );
+    todo.extend([h.los_hex, h.los_side].into_iter().flatten());
+    todo.extend(h.retreat_prefer.iter().map(|x| x.1));
+    todo.extend(p.triggers.iter().flat_map(|t| [t.cond, t.body]));
+    todo.extend(p.interrupts.iter().flat_map(|t| [t.cond, t.body]));
+    let mut seen = vec![false; p.functions.len()];
+    let mut out = std::collections::BTreeSet::new();
+    let mut step_fns = false;
+    while let Some(f) = todo.pop() {
+        let Some(func) = p.functions.get(f as usize) else { continue };
+        if std::mem::replace(&mut seen[f as usize], true) {
+            continue;
+        }
+        out.extend(func.rulings.iter().copied());
+        for op in &func.code {
+            match op {
+                Op::Call { f: g, .. } => todo.push(*g),
+                Op::Builtin { b: Builtin::Within, .. } if !step_fns => {
+                    // A step-cost fn is passed by index: take every candidate.
+                    step_fns = true;
+                    todo.extend(
+                        (0..p.functions.len() as FnId).filter(|&g| p.functions[g as usize].params == 3),
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    out
 }

@@ -97,6 +97,8 @@ pub struct FnCx<'c, 'a> {
     inlining: Vec<String>,
     /// Result register reserved for an inlined call's value.
     dst_outer: Option<Reg>,
+    /// Rulings this function reads (`ruling(R, alt)`), for the examples' ruling runs.
+    pub rulings_used: Vec<u16>,
 }
 
 fn err(code: &'static str, span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -122,6 +124,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             out_hint: None,
             inlining: Vec::new(),
             dst_outer: None,
+            rulings_used: Vec::new(),
         }
     }
 
@@ -302,6 +305,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             paras: self.paras,
             spans: self.spans,
             para,
+            rulings: self.rulings_used,
         }
     }
 
@@ -527,11 +531,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 };
                 self.cx.env.used.insert(track.name.clone());
                 let per_side = self.cx.env.tracks[ti].1;
-                let idx_ty = if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
-                    Ty::Unit
-                } else {
-                    Ty::Side
-                };
+                let idx_ty = self.track_index_ty(ti);
                 let side = match (index, per_side) {
                     (Some(ix), true) => {
                         let s = self.expr(ix);
@@ -1164,9 +1164,11 @@ impl<'c, 'a> FnCx<'c, 'a> {
             let (_, per_side, lo, hi) = self.cx.env.tracks[ti].clone();
             if per_side {
                 let what = if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
-                    "unit"
+                    "unit".to_string()
+                } else if let Some(Some(g)) = self.cx.env.track_group.get(ti) {
+                    g.name.clone()
                 } else {
-                    "side"
+                    "side".to_string()
                 };
                 self.error(err("E0301", span, format!("track `{n}` is per {what}: write {n}[{what}]")));
             }
@@ -1394,11 +1396,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     ),
                 ));
             }
-            let idx_ty = if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
-                Ty::Unit
-            } else {
-                Ty::Side
-            };
+            let idx_ty = self.track_index_ty(ti);
             let s = self.expr(a);
             self.expect_ty(&s, &idx_ty, a.span, "track index");
             let dst = self.dst();
@@ -1592,6 +1590,11 @@ impl<'c, 'a> FnCx<'c, 'a> {
             P::Ruling => {
                 let f = env.rulings.iter().position(|r| r.0 == n);
                 *ruling = f;
+                if let Some(r) = f {
+                    if !self.rulings_used.contains(&(r as u16)) {
+                        self.rulings_used.push(r as u16);
+                    }
+                }
                 (f, "ruling", env.rulings.iter().map(|r| r.0.clone()).collect())
             }
             P::Alt => match ruling {
@@ -1651,6 +1654,20 @@ impl<'c, 'a> FnCx<'c, 'a> {
             self.error(d);
         }
         found
+    }
+
+    /// The type a track is indexed by: a unit, a side, or a code of its `results` group.
+    fn track_index_ty(&self, ti: usize) -> Ty {
+        if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
+            return Ty::Unit;
+        }
+        if let Some(Some(g)) = self.cx.env.track_group.get(ti) {
+            if let Some(gi) = self.cx.env.groups.iter().position(|x| x.0 == g.name) {
+                return Ty::Code(gi);
+            }
+            return Ty::Error;
+        }
+        Ty::Side
     }
 
     /// Emit `Ret` of a register.

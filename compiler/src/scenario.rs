@@ -93,12 +93,37 @@ pub fn scenario(env: &mut Env, s: &Scenario, para: &str, diags: &mut Vec<Diagnos
             continue;
         }
         let (_, per_side, lo, hi) = env.tracks[t].clone();
+        let group = env.track_group.get(t).cloned().flatten();
         for (side, v) in &ts.values {
-            let si = env.sides.iter().position(|x| x == &side.name);
-            if si.is_none() {
-                diags.push(e("E0105", side.span, format!("unknown side `{}`", side.name)));
-                continue;
-            }
+            let si = match &group {
+                // A track per results group: the code's position in its group.
+                Some(g) => {
+                    let codes: Vec<usize> = env
+                        .groups
+                        .iter()
+                        .find(|x| x.0 == g.name)
+                        .map(|x| x.1.iter().map(|&c| c as usize).collect())
+                        .unwrap_or_default();
+                    let at = codes.iter().position(|&c| env.symbols.get(c).map(|s| &s.0) == Some(&side.name));
+                    if at.is_none() {
+                        diags.push(e(
+                            "E0105",
+                            side.span,
+                            format!("`{}` is not a {} code", side.name, g.name),
+                        ));
+                        continue;
+                    }
+                    at
+                }
+                None => {
+                    let si = env.sides.iter().position(|x| x == &side.name);
+                    if si.is_none() {
+                        diags.push(e("E0105", side.span, format!("unknown side `{}`", side.name)));
+                        continue;
+                    }
+                    si
+                }
+            };
             if *v < lo || *v > hi {
                 diags.push(e(
                     "E0501",

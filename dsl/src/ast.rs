@@ -120,6 +120,8 @@ pub enum DeclKind {
         per_side: bool,
         /// `per unit`: one value per counter (supply held by a leader...).
         per_unit: bool,
+        /// `per Country`: one value per code of a `results` group.
+        per_group: Option<Ident>,
         range: IntRange,
     },
     Terrain {
@@ -178,6 +180,12 @@ pub enum DeclKind {
         params: Vec<Param>,
         when: Expr,
         body: Block,
+    },
+    /// `hidden sp, supply shown estimate`: per-unit tracks a side does not see of the
+    /// other sides' units; agents' `prefer` scores read `estimate(unit)` instead.
+    Hidden {
+        tracks: Vec<Ident>,
+        shown: Ident,
     },
     Sequence(Block),
     Ruling(Ruling),

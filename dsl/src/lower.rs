@@ -303,8 +303,12 @@ impl Lowerer {
                 let name = self.ident(k.next());
                 let per_side = k.opt(Rule::per_side).is_some();
                 let per_unit = k.opt(Rule::per_unit).is_some();
+                let per_group = k.opt(Rule::per_group).map(|g| {
+                    let mut it = g.into_inner();
+                    self.ident(it.next().expect("per_group holds its name"))
+                });
                 let range = self.int_range(k.next());
-                DeclKind::Track { name, per_side, per_unit, range }
+                DeclKind::Track { name, per_side, per_unit, per_group, range }
             }
             Rule::terrain_decl | Rule::hexside_decl => {
                 let name = self.ident(k.next());
@@ -372,6 +376,11 @@ impl Lowerer {
                 let when = self.expr(k.next());
                 let body = self.block(k.next());
                 DeclKind::Interrupt { name, params, when, body }
+            }
+            Rule::hidden_decl => {
+                let tracks = self.ident_list(k.next());
+                let shown = self.ident(k.next());
+                DeclKind::Hidden { tracks, shown }
             }
             Rule::sequence_decl => DeclKind::Sequence(self.block(k.next())),
             Rule::ruling_decl => {

@@ -392,7 +392,7 @@ fn sides_rating_classes_unit_marker_track() {
         .collect();
     assert_eq!(targets, [MarkerTarget::Unit, MarkerTarget::Hex, MarkerTarget::Side]);
     match k[9] {
-        DeclKind::Track { name, per_side, per_unit, range } => {
+        DeclKind::Track { name, per_side, per_unit, range, .. } => {
             assert!(!per_unit);
             assert_eq!((name.name.as_str(), *per_side, range.lo, range.hi), ("aml", true, 0, 100))
         }

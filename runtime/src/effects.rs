@@ -129,6 +129,7 @@ impl<'p> Vm<'p> {
                 self.set_reg(base, dst, v);
             }
             Op::Choose { dst, list, scores, side, what, or_none } => {
+                self.view = None;
                 let options: Vec<Value> = self.list(self.reg(base, list))?.to_vec();
                 let score_vals: Option<Vec<i64>> = if scores == NO_REG || self.reg(base, scores) == Value::Nil
                 {
@@ -199,6 +200,12 @@ impl<'p> Vm<'p> {
                     Value::Side(s) => self.agents.get(s as usize).map(|a| a.wants_scores()).unwrap_or(false),
                     _ => false,
                 };
+                // Scores are computed in the chooser's view (hidden tracks, 6.17c).
+                if many && wants && !self.prog.hidden.is_empty() {
+                    if let Value::Side(s) = self.reg(base, side) {
+                        self.view = Some(s);
+                    }
+                }
                 self.set_reg(base, dst, Value::Bool(many && wants));
             }
             Op::ListNew { dst } => {
@@ -261,6 +268,19 @@ impl<'p> Vm<'p> {
                 self.set_reg(base, dst, Value::Bool(v.unwrap_or(false)));
             }
             Op::TrackGet { dst, track, side } => {
+                if let (Some(viewer), Value::Unit(u)) = (self.view, self.reg(base, side)) {
+                    if let Some(h) = self.prog.hidden.iter().find(|h| h.track == track) {
+                        let owner = self.prog.counters.get(u as usize).map(|c| c.side);
+                        if owner.is_some() && owner != Some(viewer) {
+                            // The estimate is computed in full view, then the view resumes.
+                            self.view = None;
+                            let v = self.call(h.shown, &[Value::Unit(u)]);
+                            self.view = Some(viewer);
+                            self.set_reg(base, dst, v?);
+                            return Ok(pc);
+                        }
+                    }
+                }
                 let slot = self.track_index_slot(base, track, side)?;
                 let v = self.state.tracks[slot];
                 self.set_reg(base, dst, Value::Int(v));
@@ -468,6 +488,11 @@ impl<'p> Vm<'p> {
             match self.reg(base, side) {
                 Value::Side(s) => Some(s as usize),
                 Value::Unit(u) => Some(u as usize),
+                Value::Sym(c) => self
+                    .prog
+                    .tracks
+                    .get(track as usize)
+                    .and_then(|t| t.per_group.iter().position(|&x| x == c)),
                 other => return Err(RuntimeError::new("R0002", format!("track index {other:?}"))),
             }
         };

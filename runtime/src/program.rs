@@ -44,6 +44,9 @@ pub struct Program {
     /// Interrupts, in declaration order: run after a unit moves between map hexes.
     #[serde(default)]
     pub interrupts: Vec<InterruptDef>,
+    /// Per-unit tracks hidden from the other sides, with the estimate they see instead.
+    #[serde(default)]
+    pub hidden: Vec<HiddenDef>,
     /// The sequence of play: a procedure with no parameters.
     pub sequence: Option<FnId>,
     pub rulings: Vec<RulingDef>,
@@ -97,6 +100,9 @@ pub struct TrackDef {
     /// One value per counter, starting from the counter's rating of the same name.
     #[serde(default)]
     pub per_unit: bool,
+    /// One value per code of a `results` group (the codes' symbol indices, in order).
+    #[serde(default)]
+    pub per_group: Vec<u16>,
     pub lo: i64,
     pub hi: i64,
     pub para: ParaId,
@@ -201,6 +207,9 @@ pub struct Function {
     /// Source location of each instruction as `(file, start, end)` for error messages.
     pub spans: Vec<(u32, u32, u32)>,
     pub para: ParaId,
+    /// Rulings the function reads directly (`ruling(R, alt)`), by index.
+    #[serde(default)]
+    pub rulings: Vec<u16>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -257,6 +266,15 @@ pub struct TriggerDef {
     pub once: bool,
     pub cond: FnId,
     pub body: FnId,
+    pub para: ParaId,
+}
+
+/// A hidden per-unit track: while an agent of side S scores a choice, reading the track
+/// of a unit of another side calls `shown(unit)` instead.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HiddenDef {
+    pub track: u16,
+    pub shown: FnId,
     pub para: ParaId,
 }
 
@@ -381,7 +399,7 @@ impl Program {
         for (i, t) in self.tracks.iter().enumerate() {
             let width = self.track_width(t);
             if i == track as usize {
-                return match (t.per_side || t.per_unit, index) {
+                return match (t.per_side || t.per_unit || !t.per_group.is_empty(), index) {
                     (true, Some(x)) if x < width => Some(slot + x),
                     (false, _) => Some(slot),
                     _ => None,
@@ -395,6 +413,8 @@ impl Program {
     fn track_width(&self, t: &TrackDef) -> usize {
         if t.per_unit {
             self.counters.len()
+        } else if !t.per_group.is_empty() {
+            t.per_group.len()
         } else if t.per_side {
             self.sides.len()
         } else {

@@ -98,6 +98,14 @@ impl State {
                 }
                 continue;
             }
+            if !t.per_group.is_empty() {
+                for x in 0..t.per_group.len() {
+                    if let Some(slot) = program.track_slot_at(i as u16, Some(x)) {
+                        tracks[slot] = t.lo;
+                    }
+                }
+                continue;
+            }
             let sides = if t.per_side { program.sides.len() } else { 1 };
             for s in 0..sides {
                 let side = if t.per_side { Some(s as u8) } else { None };

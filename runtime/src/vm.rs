@@ -70,6 +70,9 @@ pub struct Vm<'p> {
     pub(crate) in_trigger: bool,
     /// An interrupt body is running (interrupts do not nest).
     pub(crate) in_interrupt: bool,
+    /// The side whose agent is scoring a choice: hidden tracks of other sides' units
+    /// read as their public estimate.
+    pub(crate) view: Option<u8>,
     pub(crate) board: Board,
     pub stats: Stats,
     /// Scripted dice for examples: consumed before the seeded dice.
@@ -129,6 +132,7 @@ impl<'p> Vm<'p> {
             depth: 0,
             in_trigger: false,
             in_interrupt: false,
+            view: None,
             board: Board::new(&prog.map),
             stats: Stats::default(),
             forced_dice: Default::default(),

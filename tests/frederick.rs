@@ -28,6 +28,27 @@ fn opts(seed: u64, allies: AgentKind, coalition: AgentKind) -> GameOptions {
     GameOptions { scenario: "1757".into(), seed, agents, log: false, ..GameOptions::default() }
 }
 
+/// `check`: every paragraph encoded or waived; every worked example of the text
+/// reproduced; 9.41's example disagrees with its own table, reported as W0005 naming
+/// 9.41 and the ruling; no error.
+#[test]
+fn check_reports_coverage_examples_and_the_disagreement() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rulebooks/frederick-the-great");
+    let sources = load(&dir).expect("rulebook loads");
+    let c = compile(&sources);
+    assert!(!c.has_errors());
+    let r = &c.report;
+    assert_eq!((r.paragraphs, r.encoded.len(), r.waived.len(), r.missing.len()), (93, 88, 5, 0));
+    assert_eq!((r.examples_run, r.examples_passed), (11, 11));
+    assert_eq!(r.rulings.len(), 3);
+    assert!(r.supplied.len() >= 20, "{} supplied items", r.supplied.len());
+    let w: Vec<_> = c.diagnostics.iter().filter(|d| d.code == "W0005").collect();
+    assert_eq!(w.len(), 1, "one example depends on a ruling");
+    assert!(w[0].paragraphs.iter().all(|p| p == "9.41"), "{:?}", w[0].paragraphs);
+    assert!(w[0].message.contains("`halve`, not under `add_two`"), "{}", w[0].message);
+    assert!(c.diagnostics.iter().all(|d| d.code != "W0003"));
+}
+
 #[test]
 fn same_seed_gives_byte_identical_log() {
     for agent in [AgentKind::Random, AgentKind::Heuristic] {

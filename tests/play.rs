@@ -726,3 +726,41 @@ contents { §1.0 "Rules" }
     let bad = src.replace("start gold North 3", "start gold West 3");
     assert!(compile_one("ledger.ks", bad).diagnostics.iter().any(|d| d.code == "E0105"));
 }
+
+/// `break` leaves the innermost loop only: rounds end on a forced or voluntary exit.
+#[test]
+fn break_leaves_the_innermost_loop() {
+    let src = r#"
+rulebook "Rounds" { numbering dotted; dice d6; }
+contents { §1.0 "Rules" }
+§1.0 sides { A, B }
+§1.0 track rounds: 0..99
+§1.0 track outer: 0..99
+§1.0 procedure battle() {
+  for k in [1, 2, 3] {
+    adjust outer by 1;
+    let r = 0;
+    while true {
+      set r = r + 1;
+      adjust rounds by 1;
+      if r == k + 1 { break; }
+    }
+  }
+}
+§1.0 sequence { call battle(); if rounds == 9 and outer == 3 { win A "three battles of 2, 3 and 4 rounds"; } draw "wrong"; }
+§1.0 scenario "s" "s" { turns 1; order A, B; }
+"#;
+    let c = compile_one("rounds.ks", src);
+    assert!(!c.has_errors());
+    let prog = c.program.expect("compiles");
+    let o = GameOptions { scenario: "s".into(), seed: 1, ..GameOptions::default() };
+    let out = play(&prog, &o).expect("plays");
+    assert_eq!(out.result.expect("ends").winner.as_deref(), Some("A"));
+    let bad = src.replace("§1.0 sequence { call battle();", "§1.0 sequence { break; call battle();");
+    assert!(compile_one("rounds.ks", bad).diagnostics.iter().any(|d| d.code == "E0301"));
+    let bad = src.replace(
+        "§1.0 sequence { call battle();",
+        "§1.0 sequence { turns 1 { phase P(A) { break; } } call battle();",
+    );
+    assert!(compile_one("rounds.ks", bad).diagnostics.iter().any(|d| d.code == "E0301"));
+}

@@ -99,6 +99,11 @@ pub struct FnCx<'c, 'a> {
     dst_outer: Option<Reg>,
     /// Rulings this function reads (`ruling(R, alt)`), for the examples' ruling runs.
     pub rulings_used: Vec<u16>,
+    /// Enclosing loops, innermost last: the `break` jumps to patch at the loop's exit,
+    /// and the phase depth at the loop (a `break` may not leave a `phase`).
+    loops: Vec<(Vec<usize>, usize)>,
+    /// `phase` statements being compiled around the current statement.
+    phase_depth: usize,
 }
 
 fn err(code: &'static str, span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -125,6 +130,8 @@ impl<'c, 'a> FnCx<'c, 'a> {
             inlining: Vec::new(),
             dst_outer: None,
             rulings_used: Vec::new(),
+            loops: Vec::new(),
+            phase_depth: 0,
         }
     }
 
@@ -418,19 +425,33 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 let it = self.emit(Op::IterNext { list, idx, dst: v, done: 0 });
                 let depth = self.locals.len();
                 self.locals.push(Local { name: var.name.clone(), reg: v, ty: elem, iv: Iv::ANY });
+                self.loops.push((Vec::new(), self.phase_depth));
                 self.block(body);
                 self.locals.truncate(depth);
                 self.emit(Op::Jump { to: top });
                 let h = self.here();
                 self.patch(it, h);
+                self.close_loop();
             }
             StmtKind::While { cond, body } => {
                 let top = self.here();
                 let jf = self.jump_if_false(cond);
+                self.loops.push((Vec::new(), self.phase_depth));
                 self.block(body);
                 self.emit(Op::Jump { to: top });
                 self.patch_all(jf);
+                self.close_loop();
             }
+            StmtKind::Break => match self.loops.last() {
+                Some((_, d)) if *d == self.phase_depth => {
+                    let j = self.emit(Op::Jump { to: 0 });
+                    if let Some(l) = self.loops.last_mut() {
+                        l.0.push(j);
+                    }
+                }
+                Some(_) => self.error(err("E0301", span, "`break` may not leave a `phase`")),
+                None => self.error(err("E0301", span, "`break` outside a `while`, `for` or `turns` loop")),
+            },
             StmtKind::Turns { count, body } => {
                 if !self.effect_allowed(span, "`turns`") {
                     return;
@@ -446,11 +467,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.emit(Op::Gt { dst: c, a: t, b: limit });
                 let jf = self.emit(Op::JumpIf { cond: c, to: 0 });
                 self.emit(Op::TurnBegin { turn: t });
+                self.loops.push((Vec::new(), self.phase_depth));
                 self.block(body);
                 self.emit(Op::Add { dst: t, a: t, b: one });
                 self.emit(Op::Jump { to: top });
                 let h = self.here();
                 self.patch(jf, h);
+                self.close_loop();
             }
             StmtKind::Phase { name, side, body } => {
                 if !self.effect_allowed(span, "`phase`") {
@@ -460,7 +483,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.expect_ty(&s, &Ty::Side, side.span, "phasing side");
                 let nm = self.cx.string(&name.name);
                 self.emit(Op::PhaseBegin { name: nm, side: s.reg });
+                self.phase_depth += 1;
                 self.block(body);
+                self.phase_depth -= 1;
                 self.emit(Op::PhaseEnd);
             }
             StmtKind::Call { name, args } => {
@@ -1654,6 +1679,16 @@ impl<'c, 'a> FnCx<'c, 'a> {
             self.error(d);
         }
         found
+    }
+
+    /// Patch the `break`s of the innermost loop to jump here, its exit.
+    fn close_loop(&mut self) {
+        if let Some((breaks, _)) = self.loops.pop() {
+            let h = self.here();
+            for j in breaks {
+                self.patch(j, h);
+            }
+        }
     }
 
     /// The type a track is indexed by: a unit, a side, or a code of its `results` group.

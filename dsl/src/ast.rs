@@ -545,6 +545,8 @@ pub enum StmtKind {
         args: Vec<Expr>,
     },
     Return,
+    /// `break;`: leave the innermost `while`, `for` or `turns` loop.
+    Break,
     Move {
         unit: Expr,
         to: Expr,

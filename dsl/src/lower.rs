@@ -893,6 +893,7 @@ impl Lowerer {
                 StmtKind::Call { name, args }
             }
             Rule::return_stmt => StmtKind::Return,
+            Rule::break_stmt => StmtKind::Break,
             Rule::move_stmt => {
                 let unit = self.expr(k.next());
                 StmtKind::Move { unit, to: self.expr(k.next()) }

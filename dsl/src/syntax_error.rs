@@ -52,6 +52,7 @@ const STMT_KWS: &[&str] = &[
     "phase",
     "call",
     "return",
+    "break",
     "move",
     "eliminate",
     "remove",

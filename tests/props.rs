@@ -90,6 +90,16 @@ fn one_file(text: &str) -> SourceMap {
     sm
 }
 
+/// Frederick the Great's files, loaded once.
+fn frederick() -> &'static [(String, String)] {
+    static FILES: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rulebooks/frederick-the-great");
+        let sm = load(&dir).expect("load Frederick the Great");
+        sm.ids().map(|id| (sm.name(id).to_string(), sm.text(id).to_string())).collect()
+    })
+}
+
 /// Peter the Great's files, loaded once.
 fn peter() -> &'static [(String, String)] {
     static FILES: OnceLock<Vec<(String, String)>> = OnceLock::new();
@@ -269,6 +279,61 @@ proptest! {
                     }
                     Err(msg) => prop_assert!(!msg.is_empty()),
                 }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: (cases() / 8).max(8), ..ProptestConfig::default() })]
+
+    /// The same for Frederick the Great (interrupts, hidden tracks, tracks per group,
+    /// `break`, `within`): a mutated encoding compiles without a panic, and one that
+    /// still compiles plays its annual campaign without a panic.
+    #[test]
+    fn mutated_frederick_compiles_and_plays_without_panic(
+        file in any::<usize>(),
+        muts in prop::collection::vec(mutation(), 1..3),
+        seed in 0u64..1000,
+    ) {
+        let files = frederick();
+        let target = file % files.len();
+        let mut sm = SourceMap::new();
+        for (i, (name, text)) in files.iter().enumerate() {
+            let mut t = text.clone();
+            if i == target {
+                for m in &muts {
+                    t = apply(&t, m);
+                }
+            }
+            sm.add(name.as_str(), t);
+        }
+        check(&sm)?;
+        let c = kriegsspiel_compiler::compile(&sm);
+        if let Some(prog) = c.program {
+            let mut agents = std::collections::BTreeMap::new();
+            let kind = if seed % 2 == 0 {
+                kriegsspiel_runtime::game::AgentKind::Heuristic
+            } else {
+                kriegsspiel_runtime::game::AgentKind::Random
+            };
+            agents.insert("Allies".to_string(), kind.clone());
+            agents.insert("Coalition".to_string(), kind);
+            let opts = kriegsspiel_runtime::GameOptions {
+                scenario: "1757".into(),
+                seed,
+                agents,
+                log: seed % 3 == 0,
+                budget: 3_000_000,
+                ..kriegsspiel_runtime::GameOptions::default()
+            };
+            match kriegsspiel_runtime::play(&prog, &opts) {
+                Ok(out) => {
+                    if let Err(e) = out.result {
+                        prop_assert!(e.code.starts_with('R'), "{e}");
+                    }
+                }
+                Err(msg) => prop_assert!(!msg.is_empty()),
             }
         }
     }

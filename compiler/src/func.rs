@@ -165,7 +165,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
 
     fn patch(&mut self, at: usize, target: u32) {
         match &mut self.code[at] {
-            Op::Jump { to } | Op::JumpIf { to, .. } | Op::JumpIfNot { to, .. } => *to = target,
+            Op::Jump { to }
+            | Op::JumpIf { to, .. }
+            | Op::JumpIfNot { to, .. }
+            | Op::BrCmp { to, .. }
+            | Op::BrClass { to, .. }
+            | Op::BrMarker { to, .. } => *to = target,
             Op::IterNext { done, .. } => *done = target,
             _ => {}
         }
@@ -232,14 +237,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 j
             }
             ExprKind::Not(a) => self.jump_if_true(a),
-            _ => {
-                if let Some(j) = self.inline_jumps(e, false) {
-                    return j;
-                }
-                let c = self.expr(e);
-                self.expect_ty(&c, &Ty::Bool, e.span, "condition");
-                vec![self.emit(Op::JumpIfNot { cond: c.reg, to: 0 })]
-            }
+            _ => self.leaf_jumps(e, false, "condition"),
         }
     }
 
@@ -261,14 +259,83 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 j
             }
             ExprKind::Not(a) => self.jump_if_false(a),
-            _ => {
-                if let Some(j) = self.inline_jumps(e, true) {
-                    return j;
+            _ => self.leaf_jumps(e, true, "condition"),
+        }
+    }
+
+    /// Jump when `e` (not `and`, `or`, `not`) is `when`: a comparison, a class or a
+    /// marker test branches in one instruction; `ctx` names a non-Bool condition.
+    fn leaf_jumps(&mut self, e: &Expr, when: bool, ctx: &str) -> Vec<usize> {
+        if let Some(j) = self.inline_jumps(e, when) {
+            return j;
+        }
+        let saved = self.span;
+        self.span = e.span;
+        let fused = self.fused_jump(e, when);
+        self.span = saved;
+        if let Some(j) = fused {
+            return vec![j];
+        }
+        let c = self.expr(e);
+        self.expect_ty(&c, &Ty::Bool, e.span, ctx);
+        let op = if when { Op::JumpIf { cond: c.reg, to: 0 } } else { Op::JumpIfNot { cond: c.reg, to: 0 } };
+        vec![self.emit(op)]
+    }
+
+    /// Jump when `e` is `when`, reporting a non-Bool `e` as `ctx`.
+    fn jumps_ctx(&mut self, e: &Expr, when: bool, ctx: &str) -> Vec<usize> {
+        match (&e.kind, when) {
+            (ExprKind::Binary(BinOp::And | BinOp::Or, _, _), false) => self.jump_if_false(e),
+            (ExprKind::Binary(BinOp::And | BinOp::Or, _, _), true) => self.jump_if_true(e),
+            _ => self.leaf_jumps(e, when, ctx),
+        }
+    }
+
+    /// A comparison, `is` or `has` as one branch instruction (the same checks as their
+    /// value forms).
+    fn fused_jump(&mut self, e: &Expr, when: bool) -> Option<usize> {
+        use kriegsspiel_runtime::op::Cmp;
+        match &e.kind {
+            ExprKind::Binary(
+                op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge),
+                a,
+                b,
+            ) => {
+                let x = self.expr(a);
+                let y = self.expr(b);
+                let cmp = match op {
+                    BinOp::Eq => Cmp::Eq,
+                    BinOp::Ne => Cmp::Ne,
+                    BinOp::Lt => Cmp::Lt,
+                    BinOp::Le => Cmp::Le,
+                    BinOp::Gt => Cmp::Gt,
+                    _ => Cmp::Ge,
+                };
+                if matches!(cmp, Cmp::Eq | Cmp::Ne) {
+                    if !x.ty.fits(&y.ty) {
+                        let g = self.cx.env.group_names();
+                        let m = format!("cannot compare {} with {}", x.ty.name(&g), y.ty.name(&g));
+                        self.error(err("E0301", a.span.to(b.span), m));
+                    }
+                } else {
+                    self.expect_ty(&x, &Ty::Int, a.span, "arithmetic operand");
+                    self.expect_ty(&y, &Ty::Int, b.span, "arithmetic operand");
                 }
-                let c = self.expr(e);
-                self.expect_ty(&c, &Ty::Bool, e.span, "condition");
-                vec![self.emit(Op::JumpIf { cond: c.reg, to: 0 })]
+                Some(self.emit(Op::BrCmp { cmp, a: x.reg, b: y.reg, to: 0, when }))
             }
+            ExprKind::Is(obj, class) => {
+                let c = self.cx.env.class_index(&class.name)?;
+                let o = self.expr(obj);
+                self.expect_ty(&o, &Ty::Unit, obj.span, "`is`");
+                Some(self.emit(Op::BrClass { u: o.reg, class: c as u8, to: 0, when }))
+            }
+            ExprKind::Has(obj, marker) => {
+                self.cx.env.marker_index(&marker.name)?;
+                let o = self.expr(obj);
+                let m = self.marker(marker, &o, obj.span)?;
+                Some(self.emit(Op::BrMarker { obj: o.reg, marker: m, to: 0, when }))
+            }
+            _ => None,
         }
     }
 
@@ -1030,8 +1097,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
     ) -> Out {
         let l = self.expr(iter);
         let elem = self.elem_ty(&l, iter.span);
-        let list = self.temp();
-        self.emit(Op::Mov { dst: list, src: l.reg });
+        // The body is an expression: it cannot assign the list's register, so the loop
+        // reads it in place.
+        let list = l.reg;
         let needs_body =
             matches!(q, Quant::Sum | Quant::Any | Quant::All | Quant::Min | Quant::Max | Quant::Map);
         if needs_body && body.is_none() {
@@ -1065,11 +1133,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let mut body_ty = Ty::Int;
         let mut exit_jumps = Vec::new();
         self.each(list, &var.name, elem.clone(), |me, v| {
-            let mut skip = None;
+            let mut skip = Vec::new();
             if let Some(f) = filter {
-                let c = me.expr(f);
-                me.expect_ty(&c, &Ty::Bool, f.span, "`where` condition");
-                skip = Some(me.emit(Op::JumpIfNot { cond: c.reg, to: 0 }));
+                skip = me.jumps_ctx(f, false, "`where` condition");
             }
             match q {
                 Quant::Count => {
@@ -1077,6 +1143,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 }
                 Quant::Filter => {
                     me.emit(Op::ListPush { list: acc, v });
+                }
+                // `any` / `all`: branch on the body, to an exit that sets the answer.
+                Quant::Any | Quant::All => {
+                    if let Some(b) = body {
+                        let ctx = if q == Quant::Any { "`any` body" } else { "`all` body" };
+                        exit_jumps = me.jumps_ctx(b, q == Quant::Any, ctx);
+                    }
                 }
                 _ => {
                     if let Some(b) = body {
@@ -1088,16 +1161,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                                 me.expect_ty(&o, &Ty::Int, b.span, "`sum` body");
                                 me.emit(Op::Add { dst: acc, a: acc, b: o.reg });
                             }
-                            Quant::Any => {
-                                me.expect_ty(&o, &Ty::Bool, b.span, "`any` body");
-                                me.emit(Op::Mov { dst: acc, src: o.reg });
-                                exit_jumps.push(me.emit(Op::JumpIf { cond: acc, to: 0 }));
-                            }
-                            Quant::All => {
-                                me.expect_ty(&o, &Ty::Bool, b.span, "`all` body");
-                                me.emit(Op::Mov { dst: acc, src: o.reg });
-                                exit_jumps.push(me.emit(Op::JumpIfNot { cond: acc, to: 0 }));
-                            }
+
                             Quant::Map => {
                                 me.emit(Op::ListPush { list: acc, v: o.reg });
                             }
@@ -1125,14 +1189,16 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     }
                 }
             }
-            if let Some(s) = skip {
-                let h = me.here();
-                me.patch(s, h);
-            }
+            me.patch_all(skip);
         });
-        let h = self.here();
-        for j in exit_jumps {
-            self.patch(j, h);
+        if !exit_jumps.is_empty() {
+            // Loop done: the initial answer stands; exits set the other one.
+            let end = self.emit(Op::Jump { to: 0 });
+            self.patch_all(exit_jumps);
+            let k = self.cx.konst(Value::Bool(q == Quant::Any));
+            self.emit(Op::Const { dst: acc, k });
+            let h = self.here();
+            self.patch(end, h);
         }
         match q {
             Quant::Sum => Self::out(acc, Ty::Int, Iv::ANY),

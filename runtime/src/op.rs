@@ -30,6 +30,19 @@ pub enum Field {
     TerrainAttr(u16),
 }
 
+/// Comparison of a fused compare-and-branch ([`Op::BrCmp`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cmp {
+    /// Any two values.
+    Eq,
+    Ne,
+    /// Ints.
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
 /// Built-in functions of the wargame primitives (see `builtins.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[repr(u16)]
@@ -208,6 +221,28 @@ pub enum Op {
     JumpIfNot {
         cond: Reg,
         to: u32,
+    },
+    /// if (r[a] cmp r[b]) == when { pc = to } (a comparison and its branch in one)
+    BrCmp {
+        cmp: Cmp,
+        a: Reg,
+        b: Reg,
+        to: u32,
+        when: bool,
+    },
+    /// if (unit r[u]'s type belongs to class `class`) == when { pc = to }
+    BrClass {
+        u: Reg,
+        class: u8,
+        to: u32,
+        when: bool,
+    },
+    /// if (r[obj] carries marker `marker`) == when { pc = to }
+    BrMarker {
+        obj: Reg,
+        marker: u16,
+        to: u32,
+        when: bool,
     },
     /// r[dst] = f(r[args..args+argc])
     Call {

@@ -36,6 +36,13 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 Op::Neg { dst, a } | Op::Not { dst, a } => reg_ok(dst) && reg_ok(a),
                 Op::Jump { to } => jump_ok(to),
                 Op::JumpIf { cond, to } | Op::JumpIfNot { cond, to } => reg_ok(cond) && jump_ok(to),
+                Op::BrCmp { a, b, to, .. } => reg_ok(a) && reg_ok(b) && jump_ok(to),
+                Op::BrClass { u, class, to, .. } => {
+                    reg_ok(u) && (class as usize) < p.classes.len() && jump_ok(to)
+                }
+                Op::BrMarker { obj, marker, to, .. } => {
+                    reg_ok(obj) && (marker as usize) < p.markers.len() && jump_ok(to)
+                }
                 Op::Call { f: g, args, argc, dst } => {
                     let callee_ok = p.functions.get(g as usize).map(|c| c.params == argc).unwrap_or(false);
                     callee_ok

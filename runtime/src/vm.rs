@@ -83,6 +83,10 @@ pub struct Vm<'p> {
     /// Enemy-ZOC answers per side and hex for the current state version: 0 unknown,
     /// 1 no, 2 yes. The ZOC hook is pure, so answers hold until the state changes.
     pub(crate) ezoc_cache: (u64, Vec<Vec<u8>>),
+    /// What the running memoised hook reads (see `memo.rs`).
+    pub(crate) rec: crate::memo::Recorder,
+    /// Movement costs across searches (see `memo.rs`).
+    pub(crate) cost_memo: crate::memo::CostMemo,
 }
 
 impl<'p> Vm<'p> {
@@ -134,6 +138,8 @@ impl<'p> Vm<'p> {
             version: 0,
             reach_cache: None,
             ezoc_cache: (u64::MAX, Vec::new()),
+            rec: Default::default(),
+            cost_memo: Default::default(),
         }
         .with_occupancy()
     }
@@ -384,6 +390,63 @@ impl<'p> Vm<'p> {
                         pc = to as usize
                     }
                 }
+                Op::BrCmp { cmp: c, a, b, to, when } => {
+                    use crate::op::Cmp;
+                    let (x, y) = (r!(a), r!(b));
+                    let holds = match c {
+                        Cmp::Eq => x == y,
+                        Cmp::Ne => x != y,
+                        _ => match (x, y) {
+                            (Value::Int(x), Value::Int(y)) => match c {
+                                Cmp::Lt => x < y,
+                                Cmp::Le => x <= y,
+                                Cmp::Gt => x > y,
+                                _ => x >= y,
+                            },
+                            _ => {
+                                tri!(cmp(x, y, |o| o.is_lt()));
+                                false
+                            }
+                        },
+                    };
+                    if holds == when {
+                        pc = to as usize;
+                    }
+                }
+                Op::BrClass { u, class, to, when } => {
+                    let holds = match r!(u) {
+                        Value::Unit(u) => {
+                            let t = prog.counters.get(u as usize).map(|c| c.unit_type as usize).unwrap_or(0);
+                            let mask = prog.unit_types.get(t).map(|t| t.classes).unwrap_or(0);
+                            class < 64 && mask & (1u64 << class) != 0
+                        }
+                        other => {
+                            return Err(self.located(
+                                f,
+                                at,
+                                RuntimeError::new("R0002", format!("expected a unit, found {other:?}")),
+                            ))
+                        }
+                    };
+                    if holds == when {
+                        pc = to as usize;
+                    }
+                }
+                Op::BrMarker { obj, marker, to, when } => {
+                    if self.rec.active {
+                        self.note_marker(r!(obj), marker);
+                    }
+                    let bit = 1u64 << (marker as u64 % 64);
+                    let v = match r!(obj) {
+                        Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
+                        Value::Hex(h) => self.state.hex_markers.get(h as usize).map(|m| m & bit != 0),
+                        Value::Side(s) => self.state.side_markers.get(s as usize).map(|m| m & bit != 0),
+                        _ => None,
+                    };
+                    if v.unwrap_or(false) == when {
+                        pc = to as usize;
+                    }
+                }
                 Op::Call { f: g, args, argc, dst } => {
                     let v = self.invoke(g, base + args as usize, argc as usize)?;
                     r!(dst) = v;
@@ -441,6 +504,9 @@ impl<'p> Vm<'p> {
                     r!(dst) = Value::Bool(v);
                 }
                 Op::HasMarker { dst, obj, marker } => {
+                    if self.rec.active {
+                        self.note_marker(r!(obj), marker);
+                    }
                     let bit = 1u64 << (marker as u64 % 64);
                     let v = match r!(obj) {
                         Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
@@ -475,6 +541,9 @@ impl<'p> Vm<'p> {
                     for i in 0..n {
                         vals[i] = r!(a[i]);
                     }
+                    if self.rec.active {
+                        self.note_builtin(b, &vals[..n]);
+                    }
                     let v = match self.builtin(b, &vals[..n]) {
                         Ok(v) => v,
                         Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
@@ -486,6 +555,9 @@ impl<'p> Vm<'p> {
                 }
                 _ => {
                     self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+                    if self.rec.active {
+                        self.note_op(op, base);
+                    }
                     match self.exec_effect(op, base, pc) {
                         Ok(next) => pc = next,
                         Err(Halt::Error(e)) => return Err(self.located(f, at, e)),

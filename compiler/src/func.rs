@@ -271,6 +271,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
         }
         let saved = self.span;
         self.span = e.span;
+        if let ExprKind::Quant { q: q @ (Quant::Any | Quant::All), var, iter, filter, body: Some(b) } =
+            &e.kind
+        {
+            let j = self.quant_jumps(*q, var, iter, filter.as_deref(), b, when);
+            self.span = saved;
+            return j;
+        }
         let fused = self.fused_jump(e, when);
         self.span = saved;
         if let Some(j) = fused {
@@ -280,6 +287,40 @@ impl<'c, 'a> FnCx<'c, 'a> {
         self.expect_ty(&c, &Ty::Bool, e.span, ctx);
         let op = if when { Op::JumpIf { cond: c.reg, to: 0 } } else { Op::JumpIfNot { cond: c.reg, to: 0 } };
         vec![self.emit(op)]
+    }
+
+    /// `any` / `all` as a condition: the loop branches straight to the targets, without
+    /// the Bool of the value form.
+    fn quant_jumps(
+        &mut self,
+        q: Quant,
+        var: &Ident,
+        iter: &Expr,
+        filter: Option<&Expr>,
+        body: &Expr,
+        when: bool,
+    ) -> Vec<usize> {
+        let l = self.expr(iter);
+        let elem = self.elem_ty(&l, iter.span);
+        // `any` leaves the loop when the body holds, `all` when it fails.
+        let on = q == Quant::Any;
+        let ctx = if on { "`any` body" } else { "`all` body" };
+        let mut exits = Vec::new();
+        self.each(l.reg, &var.name, elem, |me, _v| {
+            let skip = match filter {
+                Some(f) => me.jumps_ctx(f, false, "`where` condition"),
+                None => Vec::new(),
+            };
+            exits = me.jumps_ctx(body, on, ctx);
+            me.patch_all(skip);
+        });
+        if when == on {
+            exits
+        } else {
+            let done = self.emit(Op::Jump { to: 0 });
+            self.patch_all(exits);
+            vec![done]
+        }
     }
 
     /// Jump when `e` is `when`, reporting a non-Bool `e` as `ctx`.

@@ -240,7 +240,7 @@ impl CostMemo {
                 }
             }
             match &mut self.snap {
-                Some(s) => s.clone_from(state),
+                Some(s) => copy_state(s, state),
                 None => self.snap = Some(state.clone()),
             }
             self.synced = Some(version);
@@ -296,6 +296,41 @@ impl CostMemo {
             return;
         };
         *e = Entry { ver: v + 1, cost, deps: rec.deps, n: rec.n, global: rec.global };
+    }
+}
+
+/// `dst = src.clone()`, reusing `dst`'s buffers (the derived `clone_from` allocates).
+fn copy_state(dst: &mut State, src: &State) {
+    fn copy<T: Clone>(d: &mut Vec<T>, s: &[T]) {
+        d.clear();
+        d.extend_from_slice(s);
+    }
+    // Every field, by name: a field added to `State` must be copied here and compared
+    // in `diff` (this stops compiling until it is).
+    let State {
+        turn,
+        phase,
+        phasing,
+        units,
+        hex_markers,
+        side_markers,
+        tracks,
+        triggers_fired,
+        exited,
+        cups,
+    } = src;
+    dst.turn = *turn;
+    dst.phase = *phase;
+    dst.phasing = *phasing;
+    copy(&mut dst.units, units);
+    copy(&mut dst.hex_markers, hex_markers);
+    copy(&mut dst.side_markers, side_markers);
+    copy(&mut dst.tracks, tracks);
+    copy(&mut dst.triggers_fired, triggers_fired);
+    copy(&mut dst.exited, exited);
+    dst.cups.resize_with(cups.len(), Vec::new);
+    for (d, s) in dst.cups.iter_mut().zip(cups) {
+        copy(d, s);
     }
 }
 

@@ -8,7 +8,7 @@ use crate::board::Board;
 use crate::dice::Dice;
 use crate::error::{GameResult, RuntimeError};
 use crate::log::Log;
-use crate::op::{Op, Reg, NO_REG};
+use crate::op::{Field, Op, Reg, NO_REG};
 use crate::program::{FnId, Program};
 use crate::state::State;
 use crate::value::Value;
@@ -344,7 +344,11 @@ impl<'p> Vm<'p> {
             pc += 1;
             match op {
                 Op::Const { dst, k } => {
-                    r!(dst) = prog.consts.get(k as usize).copied().unwrap_or(Value::Nil);
+                    // A plain copy: building the value through `Option` made the compiler
+                    // copy it in overlapping pieces, stalling store forwarding.
+                    if let Some(v) = prog.consts.get(k as usize) {
+                        r!(dst) = *v;
+                    }
                 }
                 Op::Mov { dst, src } => r!(dst) = r!(src),
                 Op::Add { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_add)),
@@ -516,7 +520,7 @@ impl<'p> Vm<'p> {
                     };
                     r!(dst) = Value::Bool(v.unwrap_or(false));
                 }
-                Op::Field { dst, obj, field: crate::op::Field::Side } => {
+                Op::Field { dst, obj, field: Field::Side } => {
                     r!(dst) = match r!(obj) {
                         Value::Unit(u) => match prog.counters.get(u as usize) {
                             Some(c) => Value::Side(c.side),
@@ -532,9 +536,39 @@ impl<'p> Vm<'p> {
                         }
                     };
                 }
+                // Unit attributes (the other fields go through `exec_effect`).
+                Op::Field {
+                    dst,
+                    obj,
+                    field: field @ (Field::Rating(_) | Field::Hex | Field::Steps | Field::OnMap),
+                } => {
+                    let v = match r!(obj) {
+                        Value::Unit(u) if (u as usize) < self.state.units.len() => {
+                            if self.rec.active {
+                                self.rec.unit(&self.state, prog, u, &self.board);
+                            }
+                            self.unit_value(u, field)
+                        }
+                        Value::Nil => Value::Nil,
+                        other => {
+                            return Err(self.located(
+                                f,
+                                at,
+                                RuntimeError::new("R0002", format!("no field {field:?} on {other:?}")),
+                            ))
+                        }
+                    };
+                    r!(dst) = v;
+                }
                 Op::Ret { src } => return Ok(r!(src)),
                 Op::RetNil => return Ok(Value::Nil),
                 Op::Builtin { b, dst, a, argc } => {
+                    if let Some(v) = self.quick_builtin(b, &a, base) {
+                        if dst != NO_REG {
+                            r!(dst) = v;
+                        }
+                        continue;
+                    }
                     self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
                     let n = (argc as usize).min(5);
                     let mut vals = [Value::Nil; 5];
@@ -566,6 +600,50 @@ impl<'p> Vm<'p> {
                 }
             }
         }
+    }
+
+    /// The cheap, static built-ins without the general call (`None`: take the general
+    /// path, which also reports wrong operands).
+    #[inline]
+    fn quick_builtin(&self, b: crate::op::Builtin, a: &[Reg; 5], base: usize) -> Option<Value> {
+        use crate::op::Builtin as B;
+        let arg = |i: usize| self.regs.get(base + a[i] as usize).copied();
+        let idx = |v: Option<Value>| match v {
+            Some(Value::Int(i)) if i >= 0 => Some(i as usize),
+            _ => None,
+        };
+        let hex2 = || match (arg(0), arg(1)) {
+            (Some(Value::Hex(x)), Some(Value::Hex(y))) => Some((x, y)),
+            _ => None,
+        };
+        Some(match b {
+            B::Flag => Value::Bool(*self.flags.get(idx(arg(0))?)?),
+            B::Optional => Value::Bool(*self.options.get(idx(arg(0))?)?),
+            B::Ruling => Value::Bool(self.rulings.get(idx(arg(0))?).copied() == Some(idx(arg(1))?)),
+            B::Other => match arg(0)? {
+                Value::Side(s) => Value::Side(s.wrapping_add(1) % self.prog.sides.len().max(1) as u8),
+                _ => return None,
+            },
+            B::Min | B::Max => match (arg(0)?, arg(1)?) {
+                (Value::Int(x), Value::Int(y)) => Value::Int(if b == B::Min { x.min(y) } else { x.max(y) }),
+                _ => return None,
+            },
+            B::UnitId => match arg(0)? {
+                Value::Unit(u) if (u as usize) < self.state.units.len() => Value::Int(u as i64),
+                _ => return None,
+            },
+            B::Distance => {
+                let (x, y) = hex2()?;
+                Value::Int(self.board.distance(x, y))
+            }
+            B::Crosses => {
+                let (x, y) = hex2()?;
+                let f = idx(arg(2))?;
+                let mask = Board::side_mask(&self.prog.map, &self.board, x, y);
+                Value::Bool(f < 32 && mask & (1 << f) != 0)
+            }
+            _ => return None,
+        })
     }
 
     /// Register read for effect helpers.

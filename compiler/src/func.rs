@@ -171,7 +171,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             | Op::BrCmp { to, .. }
             | Op::BrClass { to, .. }
             | Op::BrMarker { to, .. } => *to = target,
-            Op::IterNext { done, .. } => *done = target,
+            Op::IterNext { done, .. } | Op::IterAt { done, .. } => *done = target,
             _ => {}
         }
     }
@@ -300,13 +300,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
         body: &Expr,
         when: bool,
     ) -> Vec<usize> {
-        let l = self.expr(iter);
-        let elem = self.elem_ty(&l, iter.span);
+        let (src, elem) = self.iter_src(iter);
         // `any` leaves the loop when the body holds, `all` when it fails.
         let on = q == Quant::Any;
         let ctx = if on { "`any` body" } else { "`all` body" };
         let mut exits = Vec::new();
-        self.each(l.reg, &var.name, elem, |me, _v| {
+        self.each(src, &var.name, elem, |me, _v| {
             let skip = match filter {
                 Some(f) => me.jumps_ctx(f, false, "`where` condition"),
                 None => Vec::new(),
@@ -1111,12 +1110,41 @@ impl<'c, 'a> FnCx<'c, 'a> {
         }
     }
 
-    /// Loop over list register `list`, binding `var`; `body` emits per element.
-    fn each(&mut self, list: Reg, var: &str, elem: Ty, body: impl FnOnce(&mut Self, Reg)) {
+    /// What a quantifier loops over: `units_at(h)` straight from the board (an
+    /// expression cannot move units), anything else as a list.
+    fn iter_src(&mut self, iter: &Expr) -> (Src, Ty) {
+        if let ExprKind::Call(name, args) = &iter.kind {
+            if name.name == "units_at" && args.len() == 1 && !self.cx.env.callables.contains_key("units_at") {
+                let saved = self.span;
+                self.span = iter.span;
+                let h = self.expr(&args[0]);
+                self.expect_ty(&h, &Ty::Hex, args[0].span, "argument 1 of `units_at`");
+                self.span = saved;
+                return (Src::At(h.reg, iter.span), Ty::Unit);
+            }
+        }
+        let l = self.expr(iter);
+        let elem = self.elem_ty(&l, iter.span);
+        // The body is an expression: it cannot assign the list's register, so the loop
+        // reads it in place.
+        (Src::List(l.reg), elem)
+    }
+
+    /// Loop over `src`, binding `var`; `body` emits per element.
+    fn each(&mut self, src: impl Into<Src>, var: &str, elem: Ty, body: impl FnOnce(&mut Self, Reg)) {
         let idx = self.load(Value::Int(0));
         let v = self.temp();
         let top = self.here();
-        let it = self.emit(Op::IterNext { list, idx, dst: v, done: 0 });
+        let it = match src.into() {
+            Src::List(list) => self.emit(Op::IterNext { list, idx, dst: v, done: 0 }),
+            Src::At(hex, span) => {
+                let saved = self.span;
+                self.span = span;
+                let at = self.emit(Op::IterAt { hex, idx, dst: v, done: 0 });
+                self.span = saved;
+                at
+            }
+        };
         self.locals.push(Local { name: var.to_string(), reg: v, ty: elem, iv: Iv::ANY });
         let keep = self.next;
         body(self, v);
@@ -1136,11 +1164,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
         body: Option<&Expr>,
         span: Span,
     ) -> Out {
-        let l = self.expr(iter);
-        let elem = self.elem_ty(&l, iter.span);
-        // The body is an expression: it cannot assign the list's register, so the loop
-        // reads it in place.
-        let list = l.reg;
+        let (list, elem) = self.iter_src(iter);
         let needs_body =
             matches!(q, Quant::Sum | Quant::Any | Quant::All | Quant::Min | Quant::Max | Quant::Map);
         if needs_body && body.is_none() {
@@ -1845,6 +1869,20 @@ impl<'c, 'a> FnCx<'c, 'a> {
         }
         self.emit(Op::Ret { src: res });
         (ModRange { iv, cap: m.cap.map(|c| (c.lo, c.hi)) }, paras)
+    }
+}
+
+/// What a loop iterates: a list register, or the units of the hex in a register
+/// (with the span of the `units_at` call).
+#[derive(Clone, Copy)]
+enum Src {
+    List(Reg),
+    At(Reg, Span),
+}
+
+impl From<Reg> for Src {
+    fn from(r: Reg) -> Src {
+        Src::List(r)
     }
 }
 

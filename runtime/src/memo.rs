@@ -301,9 +301,12 @@ impl CostMemo {
 
 /// `dst = src.clone()`, reusing `dst`'s buffers (the derived `clone_from` allocates).
 fn copy_state(dst: &mut State, src: &State) {
-    fn copy<T: Clone>(d: &mut Vec<T>, s: &[T]) {
-        d.clear();
-        d.extend_from_slice(s);
+    // Most comparisons find little changed: copy only what differs.
+    fn copy<T: Clone + PartialEq>(d: &mut Vec<T>, s: &[T]) {
+        if d[..] != *s {
+            d.clear();
+            d.extend_from_slice(s);
+        }
     }
     // Every field, by name: a field added to `State` must be copied here and compared
     // in `diff` (this stops compiling until it is).
@@ -521,6 +524,12 @@ fn view(prog: &Program, f: FnId, params: &[Reg], mask: &mut View, stack: &mut Ve
             Op::Builtin { a, argc, .. } => &a[..(*argc as usize).min(5)],
             Op::ListPush { list, v } => {
                 if t(&tainted, *list) || t(&tainted, *v) {
+                    return None;
+                }
+                &[]
+            }
+            Op::IterAt { hex, idx, .. } => {
+                if t(&tainted, *hex) || t(&tainted, *idx) {
                     return None;
                 }
                 &[]

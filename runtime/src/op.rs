@@ -312,6 +312,15 @@ pub enum Op {
         dst: Reg,
         done: u32,
     },
+    /// The units in hex r[hex], in unit order, without building the list of
+    /// `units_at(h)` (quantifiers only: an expression cannot move units):
+    /// if r[idx] >= their count { pc = done } else { r[dst] = the r[idx]-th; r[idx] += 1 }
+    IterAt {
+        hex: Reg,
+        idx: Reg,
+        dst: Reg,
+        done: u32,
+    },
     /// r[dst] = field of r[obj]
     Field {
         dst: Reg,

@@ -490,6 +490,34 @@ impl<'p> Vm<'p> {
                         _ => pc = done as usize,
                     }
                 }
+                Op::IterAt { hex, idx, dst, done } => {
+                    let h = match r!(hex) {
+                        Value::Hex(h) => h,
+                        _ => {
+                            let e = RuntimeError::new("R0002", "UnitsAt: expected a hex");
+                            return Err(self.located(f, at, e));
+                        }
+                    };
+                    let i = match r!(idx) {
+                        Value::Int(i) => i,
+                        other => {
+                            let e = RuntimeError::new("R0002", format!("bad index {other:?}"));
+                            return Err(self.located(f, at, e));
+                        }
+                    };
+                    if i == 0 && self.rec.active {
+                        self.rec.hex(h, crate::memo::ALL_UNITS, &self.board);
+                    }
+                    let item =
+                        if i < 0 { None } else { self.occ.get(h as usize).and_then(|v| v.get(i as usize)) };
+                    match item {
+                        Some(&u) => {
+                            r!(dst) = Value::Unit(u);
+                            r!(idx) = Value::Int(i + 1);
+                        }
+                        None => pc = done as usize,
+                    }
+                }
                 Op::IsClass { dst, u, class } => {
                     let v = match r!(u) {
                         Value::Unit(u) => {

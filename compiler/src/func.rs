@@ -169,6 +169,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             | Op::JumpIf { to, .. }
             | Op::JumpIfNot { to, .. }
             | Op::BrCmp { to, .. }
+            | Op::BrCmpK { to, .. }
             | Op::BrClass { to, .. }
             | Op::BrMarker { to, .. } => *to = target,
             Op::IterNext { done, .. } | Op::IterAt { done, .. } => *done = target,
@@ -342,7 +343,19 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 b,
             ) => {
                 let x = self.expr(a);
+                let before = self.code.len();
                 let y = self.expr(b);
+                // A literal or global name on the right is one `Const`: compare with the
+                // constant in place.
+                let konst = match (&b.kind, self.code.last()) {
+                    (
+                        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Name(_),
+                        Some(&Op::Const { dst, k }),
+                    ) if self.code.len() == before + 1 && dst == y.reg && k <= u16::MAX as u32 => {
+                        Some(k as u16)
+                    }
+                    _ => None,
+                };
                 let cmp = match op {
                     BinOp::Eq => Cmp::Eq,
                     BinOp::Ne => Cmp::Ne,
@@ -360,6 +373,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 } else {
                     self.expect_ty(&x, &Ty::Int, a.span, "arithmetic operand");
                     self.expect_ty(&y, &Ty::Int, b.span, "arithmetic operand");
+                }
+                if let Some(k) = konst {
+                    self.code.pop();
+                    self.paras.pop();
+                    self.spans.pop();
+                    return Some(self.emit(Op::BrCmpK { cmp, a: x.reg, k, to: 0, when }));
                 }
                 Some(self.emit(Op::BrCmp { cmp, a: x.reg, b: y.reg, to: 0, when }))
             }

@@ -230,6 +230,14 @@ pub enum Op {
         to: u32,
         when: bool,
     },
+    /// if (r[a] cmp consts[k]) == when { pc = to } (a comparison with a constant)
+    BrCmpK {
+        cmp: Cmp,
+        a: Reg,
+        k: u16,
+        to: u32,
+        when: bool,
+    },
     /// if (unit r[u]'s type belongs to class `class`) == when { pc = to }
     BrClass {
         u: Reg,

@@ -395,25 +395,13 @@ impl<'p> Vm<'p> {
                     }
                 }
                 Op::BrCmp { cmp: c, a, b, to, when } => {
-                    use crate::op::Cmp;
-                    let (x, y) = (r!(a), r!(b));
-                    let holds = match c {
-                        Cmp::Eq => x == y,
-                        Cmp::Ne => x != y,
-                        _ => match (x, y) {
-                            (Value::Int(x), Value::Int(y)) => match c {
-                                Cmp::Lt => x < y,
-                                Cmp::Le => x <= y,
-                                Cmp::Gt => x > y,
-                                _ => x >= y,
-                            },
-                            _ => {
-                                tri!(cmp(x, y, |o| o.is_lt()));
-                                false
-                            }
-                        },
-                    };
-                    if holds == when {
+                    if compare(c, r!(a), r!(b)).map_err(|e| self.located(f, at, e))? == when {
+                        pc = to as usize;
+                    }
+                }
+                Op::BrCmpK { cmp: c, a, k, to, when } => {
+                    let y = prog.consts.get(k as usize).copied().unwrap_or(Value::Nil);
+                    if compare(c, r!(a), y).map_err(|e| self.located(f, at, e))? == when {
                         pc = to as usize;
                     }
                 }
@@ -712,6 +700,28 @@ pub(crate) fn as_bool(v: Value) -> Result<bool, RuntimeError> {
 fn int2(a: Value, b: Value, f: impl Fn(i64, i64) -> Option<i64>) -> Result<Value, RuntimeError> {
     let (x, y) = (as_int(a)?, as_int(b)?);
     f(x, y).map(Value::Int).ok_or_else(overflow)
+}
+
+/// A comparison of [`Op::BrCmp`]: equality of any values, order of Ints.
+#[inline]
+fn compare(c: crate::op::Cmp, x: Value, y: Value) -> Result<bool, RuntimeError> {
+    use crate::op::Cmp;
+    Ok(match c {
+        Cmp::Eq => x == y,
+        Cmp::Ne => x != y,
+        _ => match (x, y) {
+            (Value::Int(x), Value::Int(y)) => match c {
+                Cmp::Lt => x < y,
+                Cmp::Le => x <= y,
+                Cmp::Gt => x > y,
+                _ => x >= y,
+            },
+            _ => {
+                cmp(x, y, |o| o.is_lt())?;
+                false
+            }
+        },
+    })
 }
 
 #[inline]

@@ -173,6 +173,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             | Op::BrClass { to, .. }
             | Op::BrMarker { to, .. } => *to = target,
             Op::IterNext { done, .. } | Op::IterAt { done, .. } => *done = target,
+            Op::IterNextBack { body, .. } | Op::IterAtBack { body, .. } => *body = target,
             _ => {}
         }
     }
@@ -1149,29 +1150,39 @@ impl<'c, 'a> FnCx<'c, 'a> {
         (Src::List(l.reg), elem)
     }
 
-    /// Loop over `src`, binding `var`; `body` emits per element.
+    /// Loop over `src`, binding `var`; `body` emits per element. The loop is rotated:
+    /// the first step at the top, the others at the bottom, branching back to the body
+    /// (one instruction per element instead of a step and a jump).
     fn each(&mut self, src: impl Into<Src>, var: &str, elem: Ty, body: impl FnOnce(&mut Self, Reg)) {
         let idx = self.load(Value::Int(0));
         let v = self.temp();
-        let top = self.here();
-        let it = match src.into() {
-            Src::List(list) => self.emit(Op::IterNext { list, idx, dst: v, done: 0 }),
-            Src::At(hex, span) => {
-                let saved = self.span;
-                self.span = span;
-                let at = self.emit(Op::IterAt { hex, idx, dst: v, done: 0 });
-                self.span = saved;
-                at
+        let src = src.into();
+        let step = |me: &mut Self, back: bool| -> usize {
+            let op = match (src, back) {
+                (Src::List(list), false) => Op::IterNext { list, idx, dst: v, done: 0 },
+                (Src::List(list), true) => Op::IterNextBack { list, idx, dst: v, body: 0 },
+                (Src::At(hex, _), false) => Op::IterAt { hex, idx, dst: v, done: 0 },
+                (Src::At(hex, _), true) => Op::IterAtBack { hex, idx, dst: v, body: 0 },
+            };
+            let saved = me.span;
+            if let Src::At(_, span) = src {
+                me.span = span;
             }
+            let at = me.emit(op);
+            me.span = saved;
+            at
         };
+        let first = step(self, false);
+        let top = self.here();
         self.locals.push(Local { name: var.to_string(), reg: v, ty: elem, iv: Iv::ANY });
         let keep = self.next;
         body(self, v);
         self.next = keep;
         self.locals.pop();
-        self.emit(Op::Jump { to: top });
+        let back = step(self, true);
+        self.patch(back, top);
         let h = self.here();
-        self.patch(it, h);
+        self.patch(first, h);
     }
 
     fn quant(

@@ -529,13 +529,13 @@ fn view(prog: &Program, f: FnId, params: &[Reg], mask: &mut View, stack: &mut Ve
                 }
                 &[]
             }
-            Op::IterAt { hex, idx, .. } => {
+            Op::IterAt { hex, idx, .. } | Op::IterAtBack { hex, idx, .. } => {
                 if t(&tainted, *hex) || t(&tainted, *idx) {
                     return None;
                 }
                 &[]
             }
-            Op::IterNext { list, idx, .. } => {
+            Op::IterNext { list, idx, .. } | Op::IterNextBack { list, idx, .. } => {
                 if t(&tainted, *list) || t(&tainted, *idx) {
                     return None;
                 }

@@ -329,6 +329,21 @@ pub enum Op {
         dst: Reg,
         done: u32,
     },
+    /// The bottom of a rotated loop: if another element follows, it goes to r[dst],
+    /// r[idx] += 1 and pc = body; else the loop is done (falls through).
+    IterNextBack {
+        list: Reg,
+        idx: Reg,
+        dst: Reg,
+        body: u32,
+    },
+    /// The same for [`Op::IterAt`].
+    IterAtBack {
+        hex: Reg,
+        idx: Reg,
+        dst: Reg,
+        body: u32,
+    },
     /// r[dst] = field of r[obj]
     Field {
         dst: Reg,

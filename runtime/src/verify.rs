@@ -69,8 +69,11 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 Op::ListNew { dst } => reg_ok(dst),
                 Op::WantsScores { dst, side, list } => reg_ok(dst) && reg_ok(side) && reg_ok(list),
                 Op::ListPush { list, v } => reg_ok(list) && reg_ok(v),
-                Op::IterAt { hex, idx, dst, done } => {
+                Op::IterAt { hex, idx, dst, done } | Op::IterAtBack { hex, idx, dst, body: done } => {
                     reg_ok(hex) && reg_ok(idx) && reg_ok(dst) && jump_ok(done)
+                }
+                Op::IterNextBack { list, idx, dst, body } => {
+                    reg_ok(list) && reg_ok(idx) && reg_ok(dst) && jump_ok(body)
                 }
                 Op::IterNext { list, idx, dst, done } => {
                     reg_ok(list) && reg_ok(idx) && reg_ok(dst) && jump_ok(done)

@@ -444,7 +444,10 @@ impl<'p> Vm<'p> {
                     r!(dst) = v;
                 }
                 // Hot list and unit queries are handled here rather than in `exec_effect`.
-                Op::IterNext { list, idx, dst, done } => {
+                // Loop steps: forward ones jump out when done, rotated ones (`Back`) jump
+                // back to the body while elements remain.
+                Op::IterNext { list, idx, dst, done: to } | Op::IterNextBack { list, idx, dst, body: to } => {
+                    let back = matches!(op, Op::IterNextBack { .. });
                     let i = match r!(idx) {
                         Value::Int(i) => i,
                         other => {
@@ -474,11 +477,19 @@ impl<'p> Vm<'p> {
                         Some(x) if i >= 0 => {
                             r!(dst) = x;
                             r!(idx) = Value::Int(i + 1);
+                            if back {
+                                pc = to as usize;
+                            }
                         }
-                        _ => pc = done as usize,
+                        _ => {
+                            if !back {
+                                pc = to as usize;
+                            }
+                        }
                     }
                 }
-                Op::IterAt { hex, idx, dst, done } => {
+                Op::IterAt { hex, idx, dst, done: to } | Op::IterAtBack { hex, idx, dst, body: to } => {
+                    let back = matches!(op, Op::IterAtBack { .. });
                     let h = match r!(hex) {
                         Value::Hex(h) => h,
                         _ => {
@@ -502,8 +513,15 @@ impl<'p> Vm<'p> {
                         Some(&u) => {
                             r!(dst) = Value::Unit(u);
                             r!(idx) = Value::Int(i + 1);
+                            if back {
+                                pc = to as usize;
+                            }
                         }
-                        None => pc = done as usize,
+                        None => {
+                            if !back {
+                                pc = to as usize;
+                            }
+                        }
                     }
                 }
                 Op::IsClass { dst, u, class } => {

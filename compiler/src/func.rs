@@ -419,6 +419,22 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if !matches!(self.code.last(), Some(Op::Ret { .. }) | Some(Op::RetNil)) {
             self.emit(Op::RetNil);
         }
+        // Jump threading: a jump to a return returns; a jump to a jump goes to its end.
+        for i in 0..self.code.len() {
+            if let Op::Jump { to } = self.code[i] {
+                let mut t = to;
+                for _ in 0..8 {
+                    match self.code.get(t as usize) {
+                        Some(&Op::Jump { to: next }) if next != t => t = next,
+                        _ => break,
+                    }
+                }
+                self.code[i] = match self.code.get(t as usize) {
+                    Some(&r @ (Op::Ret { .. } | Op::RetNil)) => r,
+                    _ => Op::Jump { to: t },
+                };
+            }
+        }
         let para = self.para;
         Function {
             name: name.to_string(),

@@ -676,6 +676,36 @@ impl<'p> Vm<'p> {
                 let mask = Board::side_mask(&self.prog.map, &self.board, x, y);
                 Value::Bool(f < 32 && mask & (1 << f) != 0)
             }
+            B::HexsideSum => {
+                let (x, y) = hex2()?;
+                let attr = idx(arg(2))?;
+                let mask = Board::side_mask(&self.prog.map, &self.board, x, y);
+                let mut sum = 0i64;
+                for (f, def) in self.prog.hexsides.iter().enumerate() {
+                    if f < 32 && mask & (1 << f) != 0 {
+                        sum += def.attrs.get(attr).copied().unwrap_or(0);
+                    }
+                }
+                Value::Int(sum)
+            }
+            B::InRegion => match arg(0)? {
+                Value::Hex(h) => {
+                    let region = self.prog.map.regions.get(idx(arg(1))?)?;
+                    Value::Bool(region.hexes.binary_search(&h).is_ok())
+                }
+                _ => return None,
+            },
+            // State reads: the general path records them for the cost memo.
+            B::Turn if !self.rec.active => Value::Int(self.state.turn),
+            B::OccupiedBy if !self.rec.active => match (arg(0)?, arg(1)?) {
+                (Value::Hex(h), Value::Side(s)) => Value::Bool(
+                    self.occ
+                        .get(h as usize)
+                        .map(|v| v.iter().any(|&u| self.prog.counters[u as usize].side == s))
+                        .unwrap_or(false),
+                ),
+                _ => return None,
+            },
             _ => return None,
         })
     }

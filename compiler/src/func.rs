@@ -97,6 +97,9 @@ pub struct FnCx<'c, 'a> {
     inlining: Vec<String>,
     /// Result register reserved for an inlined call's value.
     dst_outer: Option<Reg>,
+    /// Fields of loop-invariant locals loaded before a quantifier's loop: (the local's
+    /// register, field name, the loaded value).
+    field_cache: Vec<(Reg, String, Out)>,
 }
 
 fn err(code: &'static str, span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -122,6 +125,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             out_hint: None,
             inlining: Vec::new(),
             dst_outer: None,
+            field_cache: Vec::new(),
         }
     }
 
@@ -291,6 +295,83 @@ impl<'c, 'a> FnCx<'c, 'a> {
         vec![self.emit(op)]
     }
 
+    /// Load the fields of outer locals that a quantifier's `exprs` read (`u.hex`,
+    /// `u.cs`...) once, before the loop: the body is an expression, so neither the
+    /// locals nor the state they are read from change inside it. Returns the cache
+    /// mark to truncate to after the loop.
+    fn hoist_fields(&mut self, var: &str, exprs: &[Option<&Expr>]) -> usize {
+        fn collect(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<(String, Ident, Span)>) {
+            match &e.kind {
+                ExprKind::Field(obj, f) => match &obj.kind {
+                    ExprKind::Name(n) if !bound.contains(n) => out.push((n.clone(), f.clone(), obj.span)),
+                    _ => collect(obj, bound, out),
+                },
+                ExprKind::Neg(a) | ExprKind::Not(a) | ExprKind::Is(a, _) | ExprKind::Has(a, _) => {
+                    collect(a, bound, out)
+                }
+                ExprKind::Binary(_, a, b) => {
+                    collect(a, bound, out);
+                    collect(b, bound, out);
+                }
+                ExprKind::If(a, b, c) => {
+                    collect(a, bound, out);
+                    collect(b, bound, out);
+                    collect(c, bound, out);
+                }
+                ExprKind::Call(_, args) | ExprKind::List(args) => {
+                    for a in args {
+                        collect(a, bound, out);
+                    }
+                }
+                ExprKind::Index(a, b, c) => {
+                    collect(a, bound, out);
+                    collect(b, bound, out);
+                    if let Some(c) = c {
+                        collect(c, bound, out);
+                    }
+                }
+                ExprKind::Quant { var, iter, filter, body, .. } => {
+                    collect(iter, bound, out);
+                    bound.push(var.name.clone());
+                    for x in [filter, body].into_iter().flatten() {
+                        collect(x, bound, out);
+                    }
+                    bound.pop();
+                }
+                // Anything else (choices, literals, names...): nothing hoisted inside.
+                _ => {}
+            }
+        }
+        let mark = self.field_cache.len();
+        let mut found = Vec::new();
+        let mut bound = vec![var.to_string()];
+        for e in exprs.iter().flatten() {
+            collect(e, &mut bound, &mut found);
+        }
+        for (n, f, span) in found {
+            let Some((reg, ty)) = self.lookup_local(&n).map(|l| (l.reg, l.ty.clone())) else { continue };
+            if self.field_cache.iter().any(|c| c.0 == reg && c.1 == f.name) {
+                continue;
+            }
+            // Only fields that exist (the body reports the others where they are).
+            let valid = match ty {
+                Ty::Unit => {
+                    matches!(f.name.as_str(), "hex" | "side" | "type" | "steps" | "on_map")
+                        || self.cx.env.rating_index(&f.name).is_some()
+                }
+                Ty::Hex => f.name == "terrain",
+                _ => false,
+            };
+            if !valid {
+                continue;
+            }
+            let obj = Expr { kind: ExprKind::Name(n), span };
+            let o = self.field(&obj, &f);
+            self.field_cache.push((reg, f.name.clone(), o));
+        }
+        mark
+    }
+
     /// `any` / `all` as a condition: the loop branches straight to the targets, without
     /// the Bool of the value form.
     fn quant_jumps(
@@ -307,6 +388,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let on = q == Quant::Any;
         let ctx = if on { "`any` body" } else { "`all` body" };
         let mut exits = Vec::new();
+        let mark = self.hoist_fields(&var.name, &[filter, Some(body)]);
         self.each(src, &var.name, elem, |me, _v| {
             let skip = match filter {
                 Some(f) => me.jumps_ctx(f, false, "`where` condition"),
@@ -315,6 +397,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             exits = me.jumps_ctx(body, on, ctx);
             me.patch_all(skip);
         });
+        self.field_cache.truncate(mark);
         if when == on {
             exits
         } else {
@@ -1243,6 +1326,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let mut body_iv = Iv::ANY;
         let mut body_ty = Ty::Int;
         let mut exit_jumps = Vec::new();
+        let mark = self.hoist_fields(&var.name, &[filter, body]);
         self.each(list, &var.name, elem.clone(), |me, v| {
             let mut skip = Vec::new();
             if let Some(f) = filter {
@@ -1302,6 +1386,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
             me.patch_all(skip);
         });
+        self.field_cache.truncate(mark);
         if !exit_jumps.is_empty() {
             // Loop done: the initial answer stands; exits set the other one.
             let end = self.emit(Op::Jump { to: 0 });
@@ -1446,6 +1531,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
     }
 
     fn field(&mut self, obj: &Expr, field: &Ident) -> Out {
+        if let ExprKind::Name(n) = &obj.kind {
+            if let Some(reg) = self.lookup_local(n).map(|l| l.reg) {
+                if let Some(c) = self.field_cache.iter().rev().find(|c| c.0 == reg && c.1 == field.name) {
+                    return c.2.clone();
+                }
+            }
+        }
         let o = self.expr(obj);
         let dst = self.dst();
         let f = field.name.as_str();

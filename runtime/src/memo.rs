@@ -43,7 +43,7 @@ pub(crate) const MARKER_LAYER: u8 = 1 << 7;
 /// Every side's units.
 pub(crate) const ALL_UNITS: u8 = !MARKER_LAYER;
 /// Dependencies an answer may have besides `Global` (more: not cached).
-const MAX_DEPS: usize = 3;
+const MAX_DEPS: usize = 2;
 
 /// The layer of side `s`'s units.
 #[inline]
@@ -166,15 +166,17 @@ fn on_map(us: &UnitState) -> bool {
     us.status == UnitStatus::OnMap && us.hex != OFF_MAP
 }
 
+/// One memoised answer (16 bytes: the tables are walked by every search).
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
     /// Version + 1 at which the answer was computed (0: empty).
     ver: u32,
-    cost: i32,
-    deps: [Dep; MAX_DEPS],
+    cost: i16,
     n: u8,
     global: bool,
+    deps: [Dep; MAX_DEPS],
 }
+const _: () = assert!(std::mem::size_of::<Entry>() == 16);
 
 /// The memo of one movement-cost hook (see the module documentation).
 #[derive(Debug, Default)]
@@ -283,11 +285,11 @@ impl CostMemo {
                 }
             }
         }
-        Some(e.cost)
+        Some(i32::from(e.cost))
     }
 
     pub fn put(&mut self, sig: usize, from: u32, dir: u8, version: u64, cost: i64, rec: &Recorder) {
-        let (Ok(cost), Ok(v)) = (i32::try_from(cost), u32::try_from(version)) else { return };
+        let (Ok(cost), Ok(v)) = (i16::try_from(cost), u32::try_from(version)) else { return };
         if rec.uncacheable {
             return;
         }

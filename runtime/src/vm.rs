@@ -594,6 +594,20 @@ impl<'p> Vm<'p> {
                     };
                     r!(dst) = v;
                 }
+                Op::ListNew { dst } => {
+                    let l = self.new_list();
+                    r!(dst) = Value::List(l);
+                }
+                Op::ListPush { list, v } => {
+                    let x = r!(v);
+                    match r!(list) {
+                        Value::List(l) if (l as usize) < self.lists.len() => self.lists[l as usize].push(x),
+                        other => {
+                            let e = RuntimeError::new("R0002", format!("push onto {other:?}"));
+                            return Err(self.located(f, at, e));
+                        }
+                    }
+                }
                 Op::Ret { src } => return Ok(r!(src)),
                 Op::RetNil => return Ok(Value::Nil),
                 Op::Builtin { b, dst, a, argc } => {
@@ -751,7 +765,7 @@ fn int2(a: Value, b: Value, f: impl Fn(i64, i64) -> Option<i64>) -> Result<Value
 }
 
 /// A comparison of [`Op::BrCmp`]: equality of any values, order of Ints.
-#[inline]
+#[inline(always)]
 fn compare(c: crate::op::Cmp, x: Value, y: Value) -> Result<bool, RuntimeError> {
     use crate::op::Cmp;
     Ok(match c {

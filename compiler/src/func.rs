@@ -176,7 +176,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
             | Op::BrCmpK { to, .. }
             | Op::BrClass { to, .. }
             | Op::BrMarker { to, .. } => *to = target,
-            Op::IterNext { done, .. } | Op::IterAt { done, .. } => *done = target,
+            Op::IterNext { done, .. }
+            | Op::IterAt { done, .. }
+            | Op::IterStart { done, .. }
+            | Op::IterAtStart { done, .. } => *done = target,
             Op::IterNextBack { body, .. } | Op::IterAtBack { body, .. } => *body = target,
             _ => {}
         }
@@ -1253,14 +1256,14 @@ impl<'c, 'a> FnCx<'c, 'a> {
     /// the first step at the top, the others at the bottom, branching back to the body
     /// (one instruction per element instead of a step and a jump).
     fn each(&mut self, src: impl Into<Src>, var: &str, elem: Ty, body: impl FnOnce(&mut Self, Reg)) {
-        let idx = self.load(Value::Int(0));
+        let idx = self.temp();
         let v = self.temp();
         let src = src.into();
         let step = |me: &mut Self, back: bool| -> usize {
             let op = match (src, back) {
-                (Src::List(list), false) => Op::IterNext { list, idx, dst: v, done: 0 },
+                (Src::List(list), false) => Op::IterStart { list, idx, dst: v, done: 0 },
                 (Src::List(list), true) => Op::IterNextBack { list, idx, dst: v, body: 0 },
-                (Src::At(hex, _), false) => Op::IterAt { hex, idx, dst: v, done: 0 },
+                (Src::At(hex, _), false) => Op::IterAtStart { hex, idx, dst: v, done: 0 },
                 (Src::At(hex, _), true) => Op::IterAtBack { hex, idx, dst: v, body: 0 },
             };
             let saved = me.span;
@@ -1322,7 +1325,6 @@ impl<'c, 'a> FnCx<'c, 'a> {
             let kt = self.cx.konst(Value::Bool(true));
             self.emit(Op::Const { dst: first, k: kt });
         }
-        let one = if q == Quant::Count { self.load(Value::Int(1)) } else { NO_REG };
         let mut body_iv = Iv::ANY;
         let mut body_ty = Ty::Int;
         let mut exit_jumps = Vec::new();
@@ -1334,7 +1336,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
             match q {
                 Quant::Count => {
-                    me.emit(Op::Add { dst: acc, a: acc, b: one });
+                    me.emit(Op::AddK { dst: acc, a: acc, k: 1 });
                 }
                 Quant::Filter => {
                     me.emit(Op::ListPush { list: acc, v });
@@ -1467,7 +1469,23 @@ impl<'c, 'a> FnCx<'c, 'a> {
             return Self::out(dst, Ty::Bool, Iv::ANY);
         }
         let x = self.expr(a);
+        let before = self.code.len();
         let y = self.expr(b);
+        // `x + 3`, `x - 3`: the literal goes into the instruction.
+        let lit = match (&b.kind, self.code.last()) {
+            (ExprKind::Int(k), Some(&Op::Const { dst, .. }))
+                if self.code.len() == before + 1 && dst == y.reg && matches!(op, BinOp::Add | BinOp::Sub) =>
+            {
+                let k = if op == BinOp::Sub { k.checked_neg() } else { Some(*k) };
+                k.and_then(|k| i32::try_from(k).ok()).filter(|&k| k != i32::MIN)
+            }
+            _ => None,
+        };
+        if lit.is_some() {
+            self.code.pop();
+            self.paras.pop();
+            self.spans.pop();
+        }
         let dst = self.dst();
         let (ra, rb) = (x.reg, y.reg);
         let arith = |me: &mut Self| {
@@ -1479,12 +1497,18 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let (ty, iv) = match op {
             BinOp::Add => {
                 arith(self);
-                self.emit(Op::Add { dst, a: ra, b: rb });
+                match lit {
+                    Some(k) => self.emit(Op::AddK { dst, a: ra, k }),
+                    None => self.emit(Op::Add { dst, a: ra, b: rb }),
+                };
                 (Ty::Int, x.iv.add(y.iv))
             }
             BinOp::Sub => {
                 arith(self);
-                self.emit(Op::Sub { dst, a: ra, b: rb });
+                match lit {
+                    Some(k) => self.emit(Op::AddK { dst, a: ra, k }),
+                    None => self.emit(Op::Sub { dst, a: ra, b: rb }),
+                };
                 (Ty::Int, x.iv.sub(y.iv))
             }
             BinOp::Mul => {

@@ -502,7 +502,7 @@ fn view(prog: &Program, f: FnId, params: &[Reg], mask: &mut View, stack: &mut Ve
                 }
                 &[]
             }
-            Op::Neg { a, .. } | Op::Not { a, .. } => std::slice::from_ref(a),
+            Op::Neg { a, .. } | Op::Not { a, .. } | Op::AddK { a, .. } => std::slice::from_ref(a),
             Op::JumpIf { cond, .. } | Op::JumpIfNot { cond, .. } => std::slice::from_ref(cond),
             Op::BrCmpK { a, .. } => std::slice::from_ref(a),
             Op::BrCmp { a, b, .. } => {
@@ -531,13 +531,17 @@ fn view(prog: &Program, f: FnId, params: &[Reg], mask: &mut View, stack: &mut Ve
                 }
                 &[]
             }
-            Op::IterAt { hex, idx, .. } | Op::IterAtBack { hex, idx, .. } => {
+            Op::IterAt { hex, idx, .. }
+            | Op::IterAtBack { hex, idx, .. }
+            | Op::IterAtStart { hex, idx, .. } => {
                 if t(&tainted, *hex) || t(&tainted, *idx) {
                     return None;
                 }
                 &[]
             }
-            Op::IterNext { list, idx, .. } | Op::IterNextBack { list, idx, .. } => {
+            Op::IterNext { list, idx, .. }
+            | Op::IterNextBack { list, idx, .. }
+            | Op::IterStart { list, idx, .. } => {
                 if t(&tainted, *list) || t(&tainted, *idx) {
                     return None;
                 }

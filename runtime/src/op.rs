@@ -153,6 +153,12 @@ pub enum Op {
         a: Reg,
         b: Reg,
     },
+    /// r[dst] = r[a] + k (Int; a literal operand, also for `- k` and counting)
+    AddK {
+        dst: Reg,
+        a: Reg,
+        k: i32,
+    },
     Mul {
         dst: Reg,
         a: Reg,
@@ -324,6 +330,21 @@ pub enum Op {
     /// `units_at(h)` (quantifiers only: an expression cannot move units):
     /// if r[idx] >= their count { pc = done } else { r[dst] = the r[idx]-th; r[idx] += 1 }
     IterAt {
+        hex: Reg,
+        idx: Reg,
+        dst: Reg,
+        done: u32,
+    },
+    /// The first step of a rotated loop: if the list is empty { pc = done } else
+    /// { r[dst] = its first element; r[idx] = 1 } (no index to initialise).
+    IterStart {
+        list: Reg,
+        idx: Reg,
+        dst: Reg,
+        done: u32,
+    },
+    /// The same for [`Op::IterAt`].
+    IterAtStart {
         hex: Reg,
         idx: Reg,
         dst: Reg,

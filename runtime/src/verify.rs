@@ -33,7 +33,7 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 | Op::Le { dst, a, b }
                 | Op::Gt { dst, a, b }
                 | Op::Ge { dst, a, b } => reg_ok(dst) && reg_ok(a) && reg_ok(b),
-                Op::Neg { dst, a } | Op::Not { dst, a } => reg_ok(dst) && reg_ok(a),
+                Op::Neg { dst, a } | Op::Not { dst, a } | Op::AddK { dst, a, .. } => reg_ok(dst) && reg_ok(a),
                 Op::Jump { to } => jump_ok(to),
                 Op::JumpIf { cond, to } | Op::JumpIfNot { cond, to } => reg_ok(cond) && jump_ok(to),
                 Op::BrCmp { a, b, to, .. } => reg_ok(a) && reg_ok(b) && jump_ok(to),
@@ -69,10 +69,12 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 Op::ListNew { dst } => reg_ok(dst),
                 Op::WantsScores { dst, side, list } => reg_ok(dst) && reg_ok(side) && reg_ok(list),
                 Op::ListPush { list, v } => reg_ok(list) && reg_ok(v),
-                Op::IterAt { hex, idx, dst, done } | Op::IterAtBack { hex, idx, dst, body: done } => {
+                Op::IterAt { hex, idx, dst, done }
+                | Op::IterAtStart { hex, idx, dst, done }
+                | Op::IterAtBack { hex, idx, dst, body: done } => {
                     reg_ok(hex) && reg_ok(idx) && reg_ok(dst) && jump_ok(done)
                 }
-                Op::IterNextBack { list, idx, dst, body } => {
+                Op::IterNextBack { list, idx, dst, body } | Op::IterStart { list, idx, dst, done: body } => {
                     reg_ok(list) && reg_ok(idx) && reg_ok(dst) && jump_ok(body)
                 }
                 Op::IterNext { list, idx, dst, done } => {

@@ -353,6 +353,7 @@ impl<'p> Vm<'p> {
                 Op::Mov { dst, src } => r!(dst) = r!(src),
                 Op::Add { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_add)),
                 Op::Sub { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_sub)),
+                Op::AddK { dst, a, k } => r!(dst) = tri!(int2(r!(a), Value::Int(k as i64), i64::checked_add)),
                 Op::Mul { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_mul)),
                 Op::Div { dst, a, b } => {
                     r!(dst) = tri!(int2(r!(a), r!(b), |x, y| {
@@ -446,17 +447,22 @@ impl<'p> Vm<'p> {
                 // Hot list and unit queries are handled here rather than in `exec_effect`.
                 // Loop steps: forward ones jump out when done, rotated ones (`Back`) jump
                 // back to the body while elements remain.
-                Op::IterNext { list, idx, dst, done: to } | Op::IterNextBack { list, idx, dst, body: to } => {
+                Op::IterNext { list, idx, dst, done: to }
+                | Op::IterNextBack { list, idx, dst, body: to }
+                | Op::IterStart { list, idx, dst, done: to } => {
                     let back = matches!(op, Op::IterNextBack { .. });
-                    let i = match r!(idx) {
-                        Value::Int(i) => i,
-                        other => {
-                            return Err(self.located(
-                                f,
-                                at,
-                                RuntimeError::new("R0002", format!("bad index {other:?}")),
-                            ))
-                        }
+                    let i = match op {
+                        Op::IterStart { .. } => 0,
+                        _ => match r!(idx) {
+                            Value::Int(i) => i,
+                            other => {
+                                return Err(self.located(
+                                    f,
+                                    at,
+                                    RuntimeError::new("R0002", format!("bad index {other:?}")),
+                                ))
+                            }
+                        },
                     };
                     let item = match r!(list) {
                         Value::List(l) => match self.lists.get(l as usize) {
@@ -488,7 +494,9 @@ impl<'p> Vm<'p> {
                         }
                     }
                 }
-                Op::IterAt { hex, idx, dst, done: to } | Op::IterAtBack { hex, idx, dst, body: to } => {
+                Op::IterAt { hex, idx, dst, done: to }
+                | Op::IterAtBack { hex, idx, dst, body: to }
+                | Op::IterAtStart { hex, idx, dst, done: to } => {
                     let back = matches!(op, Op::IterAtBack { .. });
                     let h = match r!(hex) {
                         Value::Hex(h) => h,
@@ -497,9 +505,10 @@ impl<'p> Vm<'p> {
                             return Err(self.located(f, at, e));
                         }
                     };
-                    let i = match r!(idx) {
-                        Value::Int(i) => i,
-                        other => {
+                    let i = match (op, r!(idx)) {
+                        (Op::IterAtStart { .. }, _) => 0,
+                        (_, Value::Int(i)) => i,
+                        (_, other) => {
                             let e = RuntimeError::new("R0002", format!("bad index {other:?}"));
                             return Err(self.located(f, at, e));
                         }

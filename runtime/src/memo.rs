@@ -671,7 +671,42 @@ impl<'p> crate::vm::Vm<'p> {
 
     /// `cost_f(u, from, to)` (`to` lies in direction `dir` of `from`), from the memo
     /// when it holds an answer still valid.
+    #[inline]
     pub(crate) fn memo_cost(
+        &mut self,
+        memo: Option<(usize, u64)>,
+        cost_f: FnId,
+        u: u16,
+        from: u32,
+        to: u32,
+        dir: u8,
+    ) -> crate::vm::Exec<crate::value::Value> {
+        if let Some((sig, _)) = memo {
+            if let Some(c) = self.cost_memo.get(sig, from, dir) {
+                self.cost_memo.hits += 1;
+                #[cfg(debug_assertions)]
+                self.memo_check(cost_f, u, from, to, c);
+                return Ok(crate::value::Value::Int(c as i64));
+            }
+        }
+        self.memo_miss(memo, cost_f, u, from, to, dir)
+    }
+
+    /// Under `debug_assertions`: a memoised answer equals a fresh one.
+    #[cfg(debug_assertions)]
+    fn memo_check(&mut self, cost_f: FnId, u: u16, from: u32, to: u32, c: i32) {
+        use crate::value::Value;
+        // Recomputed outside the step budget (which may be nearly spent).
+        let budget = self.budget;
+        self.budget = u64::MAX / 2;
+        let fresh = self.call(cost_f, &[Value::Unit(u), Value::Hex(from), Value::Hex(to)]);
+        self.budget = budget;
+        debug_assert_eq!(fresh.ok(), Some(Value::Int(c as i64)), "stale movement cost memo");
+    }
+
+    /// No valid answer: run the hook, recording its reads, and keep the answer.
+    #[inline(never)]
+    fn memo_miss(
         &mut self,
         memo: Option<(usize, u64)>,
         cost_f: FnId,
@@ -683,19 +718,6 @@ impl<'p> crate::vm::Vm<'p> {
         use crate::value::Value;
         let args = [Value::Unit(u), Value::Hex(from), Value::Hex(to)];
         let Some((sig, mask)) = memo else { return self.call(cost_f, &args) };
-        if let Some(c) = self.cost_memo.get(sig, from, dir) {
-            self.cost_memo.hits += 1;
-            #[cfg(debug_assertions)]
-            {
-                // Recomputed outside the step budget (which may be nearly spent).
-                let budget = self.budget;
-                self.budget = u64::MAX / 2;
-                let fresh = self.call(cost_f, &args);
-                self.budget = budget;
-                debug_assert_eq!(fresh.ok(), Some(Value::Int(c as i64)), "stale movement cost memo");
-            }
-            return Ok(Value::Int(c as i64));
-        }
         self.cost_memo.misses += 1;
         let outer = std::mem::replace(&mut self.rec, Recorder::start(u, mask));
         let r = self.call(cost_f, &args);

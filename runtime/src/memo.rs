@@ -42,6 +42,8 @@ const LAYERS: usize = 8;
 pub(crate) const MARKER_LAYER: u8 = 1 << 7;
 /// Every side's units.
 pub(crate) const ALL_UNITS: u8 = !MARKER_LAYER;
+/// The answer tables of all signatures together stay under this size.
+const MAX_BYTES: usize = 32 << 20;
 /// Dependencies an answer may have besides `Global` (more: not cached).
 const MAX_DEPS: usize = 2;
 
@@ -259,6 +261,11 @@ impl CostMemo {
         let sig = match self.sigs.iter().position(|&k| k == key) {
             Some(i) => i,
             None => {
+                // Bounded memory: past the cap, new signatures go without a memo.
+                let bytes = (self.sigs.len() + 1) * n * 6 * std::mem::size_of::<Entry>();
+                if bytes > MAX_BYTES {
+                    return None;
+                }
                 self.sigs.push(key);
                 self.tables.push(vec![Entry::default(); n * 6]);
                 self.sigs.len() - 1

@@ -174,6 +174,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             | Op::JumpIfNot { to, .. }
             | Op::BrCmp { to, .. }
             | Op::BrCmpK { to, .. }
+            | Op::BrStatic { to, .. }
             | Op::BrClass { to, .. }
             | Op::BrMarker { to, .. } => *to = target,
             Op::IterNext { done, .. }
@@ -468,6 +469,36 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     return Some(self.emit(Op::BrCmpK { cmp, a: x.reg, k, to: 0, when }));
                 }
                 Some(self.emit(Op::BrCmp { cmp, a: x.reg, b: y.reg, to: 0, when }))
+            }
+            // `flag(F)`, `optional(O)`, `ruling(R, A)`: fixed for the game, one branch.
+            ExprKind::Call(name, args) if !self.cx.env.callables.contains_key(&name.name) => {
+                use kriegsspiel_runtime::op::Static;
+                let b = self.cx.builtins.iter().find(|s| s.name == name.name)?.b;
+                let names: Vec<&str> = args
+                    .iter()
+                    .map(|a| match &a.kind {
+                        ExprKind::Name(n) => Some(n.as_str()),
+                        _ => None,
+                    })
+                    .collect::<Option<_>>()?;
+                let env = &mut *self.cx.env;
+                let (what, a, b) = match (b, names.as_slice()) {
+                    (Builtin::Flag, [f]) => (Static::Flag, env.flags.iter().position(|x| x == f)?, 0),
+                    (Builtin::Optional, [o]) => {
+                        (Static::Optional, env.options.iter().position(|x| x == o)?, 0)
+                    }
+                    (Builtin::Ruling, [r, alt]) => {
+                        let ri = env.rulings.iter().position(|x| x.0 == *r)?;
+                        let ai = env.rulings[ri].1.iter().position(|x| x == alt)?;
+                        (Static::Ruling, ri, ai)
+                    }
+                    _ => return None,
+                };
+                let (a, b) = (u16::try_from(a).ok()?, u16::try_from(b).ok()?);
+                for n in names {
+                    env.used.insert(n.to_string());
+                }
+                Some(self.emit(Op::BrStatic { what, a, b, to: 0, when }))
             }
             ExprKind::Is(obj, class) => {
                 let c = self.cx.env.class_index(&class.name)?;

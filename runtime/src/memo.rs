@@ -512,6 +512,7 @@ fn view(prog: &Program, f: FnId, params: &[Reg], mask: &mut View, stack: &mut Ve
             Op::Neg { a, .. } | Op::Not { a, .. } | Op::AddK { a, .. } => std::slice::from_ref(a),
             Op::JumpIf { cond, .. } | Op::JumpIfNot { cond, .. } => std::slice::from_ref(cond),
             Op::BrCmpK { a, .. } => std::slice::from_ref(a),
+            Op::BrStatic { .. } => &[],
             Op::BrCmp { a, b, .. } => {
                 if t(&tainted, *a) || t(&tainted, *b) {
                     return None;

@@ -43,6 +43,17 @@ pub enum Cmp {
     Ge,
 }
 
+/// A predicate fixed for a whole game ([`Op::BrStatic`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Static {
+    /// `flag(F)`: scenario flag `a`.
+    Flag,
+    /// `optional(O)`: optional rule `a` in play.
+    Optional,
+    /// `ruling(R, A)`: ruling `a` has alternative `b`.
+    Ruling,
+}
+
 /// Built-in functions of the wargame primitives (see `builtins.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[repr(u16)]
@@ -241,6 +252,14 @@ pub enum Op {
         cmp: Cmp,
         a: Reg,
         k: u16,
+        to: u32,
+        when: bool,
+    },
+    /// if (flag, optional rule or ruling) == when { pc = to }
+    BrStatic {
+        what: Static,
+        a: u16,
+        b: u16,
         to: u32,
         when: bool,
     },

@@ -38,6 +38,14 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 Op::JumpIf { cond, to } | Op::JumpIfNot { cond, to } => reg_ok(cond) && jump_ok(to),
                 Op::BrCmp { a, b, to, .. } => reg_ok(a) && reg_ok(b) && jump_ok(to),
                 Op::BrCmpK { a, k, to, .. } => reg_ok(a) && (k as usize) < p.consts.len() && jump_ok(to),
+                Op::BrStatic { what, a, to, .. } => {
+                    let n = match what {
+                        crate::op::Static::Flag => p.flags.len(),
+                        crate::op::Static::Optional => p.options.len(),
+                        crate::op::Static::Ruling => p.rulings.len(),
+                    };
+                    (a as usize) < n && jump_ok(to)
+                }
                 Op::BrClass { u, class, to, .. } => {
                     reg_ok(u) && (class as usize) < p.classes.len() && jump_ok(to)
                 }

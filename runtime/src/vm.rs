@@ -406,6 +406,18 @@ impl<'p> Vm<'p> {
                         pc = to as usize;
                     }
                 }
+                Op::BrStatic { what, a, b, to, when } => {
+                    let holds = match what {
+                        crate::op::Static::Flag => self.flags.get(a as usize).copied().unwrap_or(false),
+                        crate::op::Static::Optional => self.options.get(a as usize).copied().unwrap_or(false),
+                        crate::op::Static::Ruling => {
+                            self.rulings.get(a as usize).copied() == Some(b as usize)
+                        }
+                    };
+                    if holds == when {
+                        pc = to as usize;
+                    }
+                }
                 Op::BrClass { u, class, to, when } => {
                     let holds = match r!(u) {
                         Value::Unit(u) => {

@@ -175,6 +175,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             | Op::BrCmp { to, .. }
             | Op::BrCmpK { to, .. }
             | Op::BrStatic { to, .. }
+            | Op::BrTest { to, .. }
             | Op::BrClass { to, .. }
             | Op::BrMarker { to, .. } => *to = target,
             Op::IterNext { done, .. }
@@ -469,6 +470,39 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     return Some(self.emit(Op::BrCmpK { cmp, a: x.reg, k, to: 0, when }));
                 }
                 Some(self.emit(Op::BrCmp { cmp, a: x.reg, b: y.reg, to: 0, when }))
+            }
+            // `crosses(a, b, F)`, `in_region(h, R)`, `occupied_by(h, s)`: one branch.
+            ExprKind::Call(name, args)
+                if !self.cx.env.callables.contains_key(&name.name)
+                    && matches!(name.name.as_str(), "crosses" | "in_region" | "occupied_by") =>
+            {
+                use kriegsspiel_runtime::op::Test;
+                let static_arg = |list: &[String], i: usize| -> Option<usize> {
+                    match &args.get(i)?.kind {
+                        ExprKind::Name(n) => list.iter().position(|x| x == n),
+                        _ => None,
+                    }
+                };
+                let (test, k, regs): (Test, usize, &[Ty]) = match (name.name.as_str(), args.len()) {
+                    ("crosses", 3) => {
+                        (Test::Crosses, static_arg(&self.cx.env.hexsides, 2)?, &[Ty::Hex, Ty::Hex])
+                    }
+                    ("in_region", 2) => (Test::InRegion, static_arg(&self.cx.env.regions, 1)?, &[Ty::Hex]),
+                    ("occupied_by", 2) => (Test::OccupiedBy, 0, &[Ty::Hex, Ty::Side]),
+                    _ => return None,
+                };
+                let k = u16::try_from(k).ok()?;
+                if let Some(ExprKind::Name(n)) = args.get(regs.len()).map(|a| &a.kind) {
+                    self.cx.env.used.insert(n.clone());
+                }
+                let mut r = [NO_REG; 2];
+                for (i, ty) in regs.iter().enumerate() {
+                    let o = self.expr(&args[i]);
+                    self.expect_ty(&o, ty, args[i].span, &format!("argument {} of `{}`", i + 1, name.name));
+                    r[i] = o.reg;
+                }
+                let y = if regs.len() > 1 { r[1] } else { r[0] };
+                Some(self.emit(Op::BrTest { test, x: r[0], y, k, to: 0, when }))
             }
             // `flag(F)`, `optional(O)`, `ruling(R, A)`: fixed for the game, one branch.
             ExprKind::Call(name, args) if !self.cx.env.callables.contains_key(&name.name) => {

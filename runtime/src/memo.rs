@@ -513,6 +513,12 @@ fn view(prog: &Program, f: FnId, params: &[Reg], mask: &mut View, stack: &mut Ve
             Op::JumpIf { cond, .. } | Op::JumpIfNot { cond, .. } => std::slice::from_ref(cond),
             Op::BrCmpK { a, .. } => std::slice::from_ref(a),
             Op::BrStatic { .. } => &[],
+            Op::BrTest { x, y, .. } => {
+                if t(&tainted, *x) || t(&tainted, *y) {
+                    return None;
+                }
+                &[]
+            }
             Op::BrCmp { a, b, .. } => {
                 if t(&tainted, *a) || t(&tainted, *b) {
                     return None;

@@ -54,6 +54,17 @@ pub enum Static {
     Ruling,
 }
 
+/// A built-in test of a fused branch ([`Op::BrTest`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Test {
+    /// `crosses(r[x], r[y], feature k)`
+    Crosses,
+    /// `in_region(r[x], region k)`
+    InRegion,
+    /// `occupied_by(r[x], r[y])`
+    OccupiedBy,
+}
+
 /// Built-in functions of the wargame primitives (see `builtins.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[repr(u16)]
@@ -260,6 +271,15 @@ pub enum Op {
         what: Static,
         a: u16,
         b: u16,
+        to: u32,
+        when: bool,
+    },
+    /// if test(r[x], r[y], k) == when { pc = to } (a built-in test and its branch in one)
+    BrTest {
+        test: Test,
+        x: Reg,
+        y: Reg,
+        k: u16,
         to: u32,
         when: bool,
     },

@@ -38,6 +38,15 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 Op::JumpIf { cond, to } | Op::JumpIfNot { cond, to } => reg_ok(cond) && jump_ok(to),
                 Op::BrCmp { a, b, to, .. } => reg_ok(a) && reg_ok(b) && jump_ok(to),
                 Op::BrCmpK { a, k, to, .. } => reg_ok(a) && (k as usize) < p.consts.len() && jump_ok(to),
+                Op::BrTest { test, x, y, k, to, .. } => {
+                    let k_ok = match test {
+                        crate::op::Test::Crosses => true,
+                        crate::op::Test::InRegion => (k as usize) < p.map.regions.len(),
+                        crate::op::Test::OccupiedBy => true,
+                    };
+                    let y_ok = test == crate::op::Test::InRegion || reg_ok(y);
+                    reg_ok(x) && y_ok && k_ok && jump_ok(to)
+                }
                 Op::BrStatic { what, a, to, .. } => {
                     let n = match what {
                         crate::op::Static::Flag => p.flags.len(),

@@ -406,6 +406,40 @@ impl<'p> Vm<'p> {
                         pc = to as usize;
                     }
                 }
+                Op::BrTest { test, x, y, k, to, when } => {
+                    use crate::op::Test;
+                    let bad =
+                        |b: &str, what: &str| RuntimeError::new("R0002", format!("{b}: expected {what}"));
+                    let holds = match (test, r!(x)) {
+                        (Test::Crosses, Value::Hex(a)) => match r!(y) {
+                            Value::Hex(b) => {
+                                let mask = Board::side_mask(&prog.map, &self.board, a, b);
+                                k < 32 && mask & (1 << k) != 0
+                            }
+                            _ => return Err(self.located(f, at, bad("Crosses", "a hex"))),
+                        },
+                        (Test::InRegion, Value::Hex(h)) => match prog.map.regions.get(k as usize) {
+                            Some(region) => region.hexes.binary_search(&h).is_ok(),
+                            None => return Err(self.located(f, at, bad("InRegion", "a region"))),
+                        },
+                        (Test::OccupiedBy, Value::Hex(h)) => match r!(y) {
+                            Value::Side(s) => {
+                                if self.rec.active {
+                                    self.rec.hex(h, crate::memo::side_layer(s), &self.board);
+                                }
+                                self.occ
+                                    .get(h as usize)
+                                    .map(|v| v.iter().any(|&u| prog.counters[u as usize].side == s))
+                                    .unwrap_or(false)
+                            }
+                            _ => return Err(self.located(f, at, bad("OccupiedBy", "a side"))),
+                        },
+                        (t, _) => return Err(self.located(f, at, bad(&format!("{t:?}"), "a hex"))),
+                    };
+                    if holds == when {
+                        pc = to as usize;
+                    }
+                }
                 Op::BrStatic { what, a, b, to, when } => {
                     let holds = match what {
                         crate::op::Static::Flag => self.flags.get(a as usize).copied().unwrap_or(false),

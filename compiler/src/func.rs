@@ -474,7 +474,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             // `crosses(a, b, F)`, `in_region(h, R)`, `occupied_by(h, s)`: one branch.
             ExprKind::Call(name, args)
                 if !self.cx.env.callables.contains_key(&name.name)
-                    && matches!(name.name.as_str(), "crosses" | "in_region" | "occupied_by") =>
+                    && matches!(name.name.as_str(), "crosses" | "in_region" | "occupied_by" | "in_ezoc") =>
             {
                 use kriegsspiel_runtime::op::Test;
                 let static_arg = |list: &[String], i: usize| -> Option<usize> {
@@ -489,6 +489,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     }
                     ("in_region", 2) => (Test::InRegion, static_arg(&self.cx.env.regions, 1)?, &[Ty::Hex]),
                     ("occupied_by", 2) => (Test::OccupiedBy, 0, &[Ty::Hex, Ty::Side]),
+                    ("in_ezoc", 2) => (Test::InEzoc, 0, &[Ty::Hex, Ty::Side]),
                     _ => return None,
                 };
                 let k = u16::try_from(k).ok()?;

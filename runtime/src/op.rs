@@ -63,6 +63,8 @@ pub enum Test {
     InRegion,
     /// `occupied_by(r[x], r[y])`
     OccupiedBy,
+    /// `in_ezoc(r[x], r[y])`
+    InEzoc,
 }
 
 /// Built-in functions of the wargame primitives (see `builtins.rs`).

@@ -42,7 +42,7 @@ pub fn verify(p: &Program) -> Result<(), String> {
                     let k_ok = match test {
                         crate::op::Test::Crosses => true,
                         crate::op::Test::InRegion => (k as usize) < p.map.regions.len(),
-                        crate::op::Test::OccupiedBy => true,
+                        crate::op::Test::OccupiedBy | crate::op::Test::InEzoc => true,
                     };
                     let y_ok = test == crate::op::Test::InRegion || reg_ok(y);
                     reg_ok(x) && y_ok && k_ok && jump_ok(to)

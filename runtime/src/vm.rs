@@ -434,6 +434,17 @@ impl<'p> Vm<'p> {
                             }
                             _ => return Err(self.located(f, at, bad("OccupiedBy", "a side"))),
                         },
+                        (Test::InEzoc, Value::Hex(h)) => match r!(y) {
+                            Value::Side(s) => {
+                                self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+                                match self.in_ezoc(h, s) {
+                                    Ok(b) => b,
+                                    Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
+                                    Err(end) => return Err(end),
+                                }
+                            }
+                            _ => return Err(self.located(f, at, bad("InEzoc", "a side"))),
+                        },
                         (t, _) => return Err(self.located(f, at, bad(&format!("{t:?}"), "a hex"))),
                     };
                     if holds == when {

@@ -357,14 +357,14 @@ impl<'p> Vm<'p> {
                 if c > 2 {
                     self.rec.uncacheable = true;
                 }
-                let enemies = crate::memo::ALL_UNITS & !crate::memo::side_layer(side);
+                let enemies = crate::memo::enemy_layers(side);
                 self.rec.area(h, enemies, &self.board);
             }
             return Ok(c % 2 == 0);
         }
         let outer = std::mem::replace(&mut self.rec, crate::memo::Recorder::start(u16::MAX, 0));
         // Only the enemies' units around h are read (unless the hook reads more).
-        let enemies = crate::memo::ALL_UNITS & !crate::memo::side_layer(side);
+        let enemies = crate::memo::enemy_layers(side);
         self.rec.area(h, enemies, &self.board);
         let answer = self.in_ezoc_uncached(h, side, zoc);
         let inner = std::mem::replace(&mut self.rec, outer);

@@ -53,6 +53,16 @@ pub(crate) fn side_layer(s: u8) -> u8 {
     1 << s.min(6)
 }
 
+/// The layers of every side but `s` (all of them when `s` shares its layer).
+#[inline]
+pub(crate) fn enemy_layers(s: u8) -> u8 {
+    if s < 6 {
+        ALL_UNITS & !side_layer(s)
+    } else {
+        ALL_UNITS
+    }
+}
+
 fn dep_hex(d: Dep) -> u32 {
     d & HEX_BITS
 }
@@ -276,7 +286,12 @@ impl CostMemo {
 
     /// The memoised cost of the step from `from` in direction `dir`, if still valid.
     #[inline]
-    pub fn get(&self, sig: usize, from: u32, dir: u8) -> Option<i32> {
+    pub fn get(&self, sig: usize, from: u32, dir: u8, version: u64) -> Option<i32> {
+        // The state changed since the comparison (a hook with effects, in a faulty
+        // program): the stamps do not describe it.
+        if self.synced != Some(version) {
+            return None;
+        }
         let e = self.tables.get(sig)?.get(from as usize * 6 + dir as usize)?;
         if e.ver == 0 || (e.global && self.global_stamp >= e.ver) {
             return None;
@@ -296,15 +311,20 @@ impl CostMemo {
     }
 
     pub fn put(&mut self, sig: usize, from: u32, dir: u8, version: u64, cost: i64, rec: &Recorder) {
-        let (Ok(cost), Ok(v)) = (i16::try_from(cost), u32::try_from(version)) else { return };
-        if rec.uncacheable {
+        let (Ok(cost), Some(v)) =
+            (i16::try_from(cost), u32::try_from(version).ok().and_then(|v| v.checked_add(1)))
+        else {
+            return;
+        };
+        // Only answers computed at the version the stamps describe.
+        if rec.uncacheable || self.synced != Some(version) {
             return;
         }
         let Some(e) = self.tables.get_mut(sig).and_then(|t| t.get_mut(from as usize * 6 + dir as usize))
         else {
             return;
         };
-        *e = Entry { ver: v + 1, cost, deps: rec.deps, n: rec.n, global: rec.global };
+        *e = Entry { ver: v, cost, deps: rec.deps, n: rec.n, global: rec.global };
     }
 }
 
@@ -696,7 +716,7 @@ impl<'p> crate::vm::Vm<'p> {
         dir: u8,
     ) -> crate::vm::Exec<crate::value::Value> {
         if let Some((sig, _)) = memo {
-            if let Some(c) = self.cost_memo.get(sig, from, dir) {
+            if let Some(c) = self.cost_memo.get(sig, from, dir, self.version) {
                 self.cost_memo.hits += 1;
                 #[cfg(debug_assertions)]
                 self.memo_check(cost_f, u, from, to, c);

@@ -104,6 +104,9 @@ pub struct FnCx<'c, 'a> {
     loops: Vec<(Vec<usize>, usize)>,
     /// `phase` statements being compiled around the current statement.
     phase_depth: usize,
+    /// Fields of loop-invariant locals loaded before a quantifier's loop: (the local's
+    /// register, field name, the loaded value).
+    field_cache: Vec<(Reg, String, Out)>,
 }
 
 fn err(code: &'static str, span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -132,6 +135,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             rulings_used: Vec::new(),
             loops: Vec::new(),
             phase_depth: 0,
+            field_cache: Vec::new(),
         }
     }
 
@@ -175,8 +179,20 @@ impl<'c, 'a> FnCx<'c, 'a> {
 
     fn patch(&mut self, at: usize, target: u32) {
         match &mut self.code[at] {
-            Op::Jump { to } | Op::JumpIf { to, .. } | Op::JumpIfNot { to, .. } => *to = target,
-            Op::IterNext { done, .. } => *done = target,
+            Op::Jump { to }
+            | Op::JumpIf { to, .. }
+            | Op::JumpIfNot { to, .. }
+            | Op::BrCmp { to, .. }
+            | Op::BrCmpK { to, .. }
+            | Op::BrStatic { to, .. }
+            | Op::BrTest { to, .. }
+            | Op::BrClass { to, .. }
+            | Op::BrMarker { to, .. } => *to = target,
+            Op::IterNext { done, .. }
+            | Op::IterAt { done, .. }
+            | Op::IterStart { done, .. }
+            | Op::IterAtStart { done, .. } => *done = target,
+            Op::IterNextBack { body, .. } | Op::IterAtBack { body, .. } => *body = target,
             _ => {}
         }
     }
@@ -242,14 +258,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 j
             }
             ExprKind::Not(a) => self.jump_if_true(a),
-            _ => {
-                if let Some(j) = self.inline_jumps(e, false) {
-                    return j;
-                }
-                let c = self.expr(e);
-                self.expect_ty(&c, &Ty::Bool, e.span, "condition");
-                vec![self.emit(Op::JumpIfNot { cond: c.reg, to: 0 })]
-            }
+            _ => self.leaf_jumps(e, false, "condition"),
         }
     }
 
@@ -271,14 +280,288 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 j
             }
             ExprKind::Not(a) => self.jump_if_false(a),
-            _ => {
-                if let Some(j) = self.inline_jumps(e, true) {
-                    return j;
+            _ => self.leaf_jumps(e, true, "condition"),
+        }
+    }
+
+    /// Jump when `e` (not `and`, `or`, `not`) is `when`: a comparison, a class or a
+    /// marker test branches in one instruction; `ctx` names a non-Bool condition.
+    fn leaf_jumps(&mut self, e: &Expr, when: bool, ctx: &str) -> Vec<usize> {
+        if let Some(j) = self.inline_jumps(e, when) {
+            return j;
+        }
+        let saved = self.span;
+        self.span = e.span;
+        if let ExprKind::Quant { q: q @ (Quant::Any | Quant::All), var, iter, filter, body: Some(b) } =
+            &e.kind
+        {
+            let j = self.quant_jumps(*q, var, iter, filter.as_deref(), b, when);
+            self.span = saved;
+            return j;
+        }
+        let fused = self.fused_jump(e, when);
+        self.span = saved;
+        if let Some(j) = fused {
+            return vec![j];
+        }
+        let c = self.expr(e);
+        self.expect_ty(&c, &Ty::Bool, e.span, ctx);
+        let op = if when { Op::JumpIf { cond: c.reg, to: 0 } } else { Op::JumpIfNot { cond: c.reg, to: 0 } };
+        vec![self.emit(op)]
+    }
+
+    /// Load the fields of outer locals that a quantifier's `exprs` read (`u.hex`,
+    /// `u.cs`...) once, before the loop: the body is an expression, so neither the
+    /// locals nor the state they are read from change inside it. Returns the cache
+    /// mark to truncate to after the loop.
+    fn hoist_fields(&mut self, var: &str, exprs: &[Option<&Expr>]) -> usize {
+        fn collect(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<(String, Ident, Span)>) {
+            match &e.kind {
+                ExprKind::Field(obj, f) => match &obj.kind {
+                    ExprKind::Name(n) if !bound.contains(n) => out.push((n.clone(), f.clone(), obj.span)),
+                    _ => collect(obj, bound, out),
+                },
+                ExprKind::Neg(a) | ExprKind::Not(a) | ExprKind::Is(a, _) | ExprKind::Has(a, _) => {
+                    collect(a, bound, out)
                 }
-                let c = self.expr(e);
-                self.expect_ty(&c, &Ty::Bool, e.span, "condition");
-                vec![self.emit(Op::JumpIf { cond: c.reg, to: 0 })]
+                ExprKind::Binary(_, a, b) => {
+                    collect(a, bound, out);
+                    collect(b, bound, out);
+                }
+                ExprKind::If(a, b, c) => {
+                    collect(a, bound, out);
+                    collect(b, bound, out);
+                    collect(c, bound, out);
+                }
+                ExprKind::Call(_, args) | ExprKind::List(args) => {
+                    for a in args {
+                        collect(a, bound, out);
+                    }
+                }
+                ExprKind::Index(a, b, c) => {
+                    collect(a, bound, out);
+                    collect(b, bound, out);
+                    if let Some(c) = c {
+                        collect(c, bound, out);
+                    }
+                }
+                ExprKind::Quant { var, iter, filter, body, .. } => {
+                    collect(iter, bound, out);
+                    bound.push(var.name.clone());
+                    for x in [filter, body].into_iter().flatten() {
+                        collect(x, bound, out);
+                    }
+                    bound.pop();
+                }
+                // Anything else (choices, literals, names...): nothing hoisted inside.
+                _ => {}
             }
+        }
+        let mark = self.field_cache.len();
+        let mut found = Vec::new();
+        let mut bound = vec![var.to_string()];
+        for e in exprs.iter().flatten() {
+            collect(e, &mut bound, &mut found);
+        }
+        for (n, f, span) in found {
+            let Some((reg, ty)) = self.lookup_local(&n).map(|l| (l.reg, l.ty.clone())) else { continue };
+            if self.field_cache.iter().any(|c| c.0 == reg && c.1 == f.name) {
+                continue;
+            }
+            // Only fields that exist (the body reports the others where they are).
+            let valid = match ty {
+                Ty::Unit => {
+                    matches!(f.name.as_str(), "hex" | "side" | "type" | "steps" | "on_map")
+                        || self.cx.env.rating_index(&f.name).is_some()
+                }
+                Ty::Hex => f.name == "terrain",
+                _ => false,
+            };
+            if !valid {
+                continue;
+            }
+            let obj = Expr { kind: ExprKind::Name(n), span };
+            let o = self.field(&obj, &f);
+            self.field_cache.push((reg, f.name.clone(), o));
+        }
+        mark
+    }
+
+    /// `any` / `all` as a condition: the loop branches straight to the targets, without
+    /// the Bool of the value form.
+    fn quant_jumps(
+        &mut self,
+        q: Quant,
+        var: &Ident,
+        iter: &Expr,
+        filter: Option<&Expr>,
+        body: &Expr,
+        when: bool,
+    ) -> Vec<usize> {
+        let (src, elem) = self.iter_src(iter);
+        // `any` leaves the loop when the body holds, `all` when it fails.
+        let on = q == Quant::Any;
+        let ctx = if on { "`any` body" } else { "`all` body" };
+        let mut exits = Vec::new();
+        let mark = self.hoist_fields(&var.name, &[filter, Some(body)]);
+        self.each(src, &var.name, elem, |me, _v| {
+            let skip = match filter {
+                Some(f) => me.jumps_ctx(f, false, "`where` condition"),
+                None => Vec::new(),
+            };
+            exits = me.jumps_ctx(body, on, ctx);
+            me.patch_all(skip);
+        });
+        self.field_cache.truncate(mark);
+        if when == on {
+            exits
+        } else {
+            let done = self.emit(Op::Jump { to: 0 });
+            self.patch_all(exits);
+            vec![done]
+        }
+    }
+
+    /// Jump when `e` is `when`, reporting a non-Bool `e` as `ctx`.
+    fn jumps_ctx(&mut self, e: &Expr, when: bool, ctx: &str) -> Vec<usize> {
+        match (&e.kind, when) {
+            (ExprKind::Binary(BinOp::And | BinOp::Or, _, _), false) => self.jump_if_false(e),
+            (ExprKind::Binary(BinOp::And | BinOp::Or, _, _), true) => self.jump_if_true(e),
+            _ => self.leaf_jumps(e, when, ctx),
+        }
+    }
+
+    /// A comparison, `is` or `has` as one branch instruction (the same checks as their
+    /// value forms).
+    fn fused_jump(&mut self, e: &Expr, when: bool) -> Option<usize> {
+        use kriegsspiel_runtime::op::Cmp;
+        match &e.kind {
+            ExprKind::Binary(
+                op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge),
+                a,
+                b,
+            ) => {
+                let x = self.expr(a);
+                let before = self.code.len();
+                let y = self.expr(b);
+                // A literal or global name on the right is one `Const`: compare with the
+                // constant in place.
+                let konst = match (&b.kind, self.code.last()) {
+                    (
+                        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Name(_),
+                        Some(&Op::Const { dst, k }),
+                    ) if self.code.len() == before + 1 && dst == y.reg && k <= u16::MAX as u32 => {
+                        Some(k as u16)
+                    }
+                    _ => None,
+                };
+                let cmp = match op {
+                    BinOp::Eq => Cmp::Eq,
+                    BinOp::Ne => Cmp::Ne,
+                    BinOp::Lt => Cmp::Lt,
+                    BinOp::Le => Cmp::Le,
+                    BinOp::Gt => Cmp::Gt,
+                    _ => Cmp::Ge,
+                };
+                if matches!(cmp, Cmp::Eq | Cmp::Ne) {
+                    if !x.ty.fits(&y.ty) {
+                        let g = self.cx.env.group_names();
+                        let m = format!("cannot compare {} with {}", x.ty.name(&g), y.ty.name(&g));
+                        self.error(err("E0301", a.span.to(b.span), m));
+                    }
+                } else {
+                    self.expect_ty(&x, &Ty::Int, a.span, "arithmetic operand");
+                    self.expect_ty(&y, &Ty::Int, b.span, "arithmetic operand");
+                }
+                if let Some(k) = konst {
+                    self.code.pop();
+                    self.paras.pop();
+                    self.spans.pop();
+                    return Some(self.emit(Op::BrCmpK { cmp, a: x.reg, k, to: 0, when }));
+                }
+                Some(self.emit(Op::BrCmp { cmp, a: x.reg, b: y.reg, to: 0, when }))
+            }
+            // `crosses(a, b, F)`, `in_region(h, R)`, `occupied_by(h, s)`: one branch.
+            ExprKind::Call(name, args)
+                if !self.cx.env.callables.contains_key(&name.name)
+                    && matches!(name.name.as_str(), "crosses" | "in_region" | "occupied_by" | "in_ezoc") =>
+            {
+                use kriegsspiel_runtime::op::Test;
+                let static_arg = |list: &[String], i: usize| -> Option<usize> {
+                    match &args.get(i)?.kind {
+                        ExprKind::Name(n) => list.iter().position(|x| x == n),
+                        _ => None,
+                    }
+                };
+                let (test, k, regs): (Test, usize, &[Ty]) = match (name.name.as_str(), args.len()) {
+                    ("crosses", 3) => {
+                        (Test::Crosses, static_arg(&self.cx.env.hexsides, 2)?, &[Ty::Hex, Ty::Hex])
+                    }
+                    ("in_region", 2) => (Test::InRegion, static_arg(&self.cx.env.regions, 1)?, &[Ty::Hex]),
+                    ("occupied_by", 2) => (Test::OccupiedBy, 0, &[Ty::Hex, Ty::Side]),
+                    ("in_ezoc", 2) => (Test::InEzoc, 0, &[Ty::Hex, Ty::Side]),
+                    _ => return None,
+                };
+                let k = u16::try_from(k).ok()?;
+                if let Some(ExprKind::Name(n)) = args.get(regs.len()).map(|a| &a.kind) {
+                    self.cx.env.used.insert(n.clone());
+                }
+                let mut r = [NO_REG; 2];
+                for (i, ty) in regs.iter().enumerate() {
+                    let o = self.expr(&args[i]);
+                    self.expect_ty(&o, ty, args[i].span, &format!("argument {} of `{}`", i + 1, name.name));
+                    r[i] = o.reg;
+                }
+                let y = if regs.len() > 1 { r[1] } else { r[0] };
+                Some(self.emit(Op::BrTest { test, x: r[0], y, k, to: 0, when }))
+            }
+            // `flag(F)`, `optional(O)`, `ruling(R, A)`: fixed for the game, one branch.
+            ExprKind::Call(name, args) if !self.cx.env.callables.contains_key(&name.name) => {
+                use kriegsspiel_runtime::op::Static;
+                let b = self.cx.builtins.iter().find(|s| s.name == name.name)?.b;
+                let names: Vec<&str> = args
+                    .iter()
+                    .map(|a| match &a.kind {
+                        ExprKind::Name(n) => Some(n.as_str()),
+                        _ => None,
+                    })
+                    .collect::<Option<_>>()?;
+                let env = &mut *self.cx.env;
+                let (what, a, b) = match (b, names.as_slice()) {
+                    (Builtin::Flag, [f]) => (Static::Flag, env.flags.iter().position(|x| x == f)?, 0),
+                    (Builtin::Optional, [o]) => {
+                        (Static::Optional, env.options.iter().position(|x| x == o)?, 0)
+                    }
+                    (Builtin::Ruling, [r, alt]) => {
+                        let ri = env.rulings.iter().position(|x| x.0 == *r)?;
+                        let ai = env.rulings[ri].1.iter().position(|x| x == alt)?;
+                        (Static::Ruling, ri, ai)
+                    }
+                    _ => return None,
+                };
+                let (a, b) = (u16::try_from(a).ok()?, u16::try_from(b).ok()?);
+                for n in names {
+                    env.used.insert(n.to_string());
+                }
+                // The examples' ruling runs need to know which rulings a function reads.
+                if what == Static::Ruling && !self.rulings_used.contains(&a) {
+                    self.rulings_used.push(a);
+                }
+                Some(self.emit(Op::BrStatic { what, a, b, to: 0, when }))
+            }
+            ExprKind::Is(obj, class) => {
+                let c = self.cx.env.class_index(&class.name)?;
+                let o = self.expr(obj);
+                self.expect_ty(&o, &Ty::Unit, obj.span, "`is`");
+                Some(self.emit(Op::BrClass { u: o.reg, class: c as u8, to: 0, when }))
+            }
+            ExprKind::Has(obj, marker) => {
+                self.cx.env.marker_index(&marker.name)?;
+                let o = self.expr(obj);
+                let m = self.marker(marker, &o, obj.span)?;
+                Some(self.emit(Op::BrMarker { obj: o.reg, marker: m, to: 0, when }))
+            }
+            _ => None,
         }
     }
 
@@ -301,6 +584,22 @@ impl<'c, 'a> FnCx<'c, 'a> {
     pub fn finish(mut self, name: &str, kind: FnKind, params: u16) -> Function {
         if !matches!(self.code.last(), Some(Op::Ret { .. }) | Some(Op::RetNil)) {
             self.emit(Op::RetNil);
+        }
+        // Jump threading: a jump to a return returns; a jump to a jump goes to its end.
+        for i in 0..self.code.len() {
+            if let Op::Jump { to } = self.code[i] {
+                let mut t = to;
+                for _ in 0..8 {
+                    match self.code.get(t as usize) {
+                        Some(&Op::Jump { to: next }) if next != t => t = next,
+                        _ => break,
+                    }
+                }
+                self.code[i] = match self.code.get(t as usize) {
+                    Some(&r @ (Op::Ret { .. } | Op::RetNil)) => r,
+                    _ => Op::Jump { to: t },
+                };
+            }
         }
         let para = self.para;
         Function {
@@ -1028,20 +1327,59 @@ impl<'c, 'a> FnCx<'c, 'a> {
         }
     }
 
-    /// Loop over list register `list`, binding `var`; `body` emits per element.
-    fn each(&mut self, list: Reg, var: &str, elem: Ty, body: impl FnOnce(&mut Self, Reg)) {
-        let idx = self.load(Value::Int(0));
+    /// What a quantifier loops over: `units_at(h)` straight from the board (an
+    /// expression cannot move units), anything else as a list.
+    fn iter_src(&mut self, iter: &Expr) -> (Src, Ty) {
+        if let ExprKind::Call(name, args) = &iter.kind {
+            if name.name == "units_at" && args.len() == 1 && !self.cx.env.callables.contains_key("units_at") {
+                let saved = self.span;
+                self.span = iter.span;
+                let h = self.expr(&args[0]);
+                self.expect_ty(&h, &Ty::Hex, args[0].span, "argument 1 of `units_at`");
+                self.span = saved;
+                return (Src::At(h.reg, iter.span), Ty::Unit);
+            }
+        }
+        let l = self.expr(iter);
+        let elem = self.elem_ty(&l, iter.span);
+        // The body is an expression: it cannot assign the list's register, so the loop
+        // reads it in place.
+        (Src::List(l.reg), elem)
+    }
+
+    /// Loop over `src`, binding `var`; `body` emits per element. The loop is rotated:
+    /// the first step at the top, the others at the bottom, branching back to the body
+    /// (one instruction per element instead of a step and a jump).
+    fn each(&mut self, src: impl Into<Src>, var: &str, elem: Ty, body: impl FnOnce(&mut Self, Reg)) {
+        let idx = self.temp();
         let v = self.temp();
+        let src = src.into();
+        let step = |me: &mut Self, back: bool| -> usize {
+            let op = match (src, back) {
+                (Src::List(list), false) => Op::IterStart { list, idx, dst: v, done: 0 },
+                (Src::List(list), true) => Op::IterNextBack { list, idx, dst: v, body: 0 },
+                (Src::At(hex, _), false) => Op::IterAtStart { hex, idx, dst: v, done: 0 },
+                (Src::At(hex, _), true) => Op::IterAtBack { hex, idx, dst: v, body: 0 },
+            };
+            let saved = me.span;
+            if let Src::At(_, span) = src {
+                me.span = span;
+            }
+            let at = me.emit(op);
+            me.span = saved;
+            at
+        };
+        let first = step(self, false);
         let top = self.here();
-        let it = self.emit(Op::IterNext { list, idx, dst: v, done: 0 });
         self.locals.push(Local { name: var.to_string(), reg: v, ty: elem, iv: Iv::ANY });
         let keep = self.next;
         body(self, v);
         self.next = keep;
         self.locals.pop();
-        self.emit(Op::Jump { to: top });
+        let back = step(self, true);
+        self.patch(back, top);
         let h = self.here();
-        self.patch(it, h);
+        self.patch(first, h);
     }
 
     fn quant(
@@ -1053,10 +1391,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
         body: Option<&Expr>,
         span: Span,
     ) -> Out {
-        let l = self.expr(iter);
-        let elem = self.elem_ty(&l, iter.span);
-        let list = self.temp();
-        self.emit(Op::Mov { dst: list, src: l.reg });
+        let (list, elem) = self.iter_src(iter);
         let needs_body =
             matches!(q, Quant::Sum | Quant::Any | Quant::All | Quant::Min | Quant::Max | Quant::Map);
         if needs_body && body.is_none() {
@@ -1085,23 +1420,28 @@ impl<'c, 'a> FnCx<'c, 'a> {
             let kt = self.cx.konst(Value::Bool(true));
             self.emit(Op::Const { dst: first, k: kt });
         }
-        let one = if q == Quant::Count { self.load(Value::Int(1)) } else { NO_REG };
         let mut body_iv = Iv::ANY;
         let mut body_ty = Ty::Int;
         let mut exit_jumps = Vec::new();
+        let mark = self.hoist_fields(&var.name, &[filter, body]);
         self.each(list, &var.name, elem.clone(), |me, v| {
-            let mut skip = None;
+            let mut skip = Vec::new();
             if let Some(f) = filter {
-                let c = me.expr(f);
-                me.expect_ty(&c, &Ty::Bool, f.span, "`where` condition");
-                skip = Some(me.emit(Op::JumpIfNot { cond: c.reg, to: 0 }));
+                skip = me.jumps_ctx(f, false, "`where` condition");
             }
             match q {
                 Quant::Count => {
-                    me.emit(Op::Add { dst: acc, a: acc, b: one });
+                    me.emit(Op::AddK { dst: acc, a: acc, k: 1 });
                 }
                 Quant::Filter => {
                     me.emit(Op::ListPush { list: acc, v });
+                }
+                // `any` / `all`: branch on the body, to an exit that sets the answer.
+                Quant::Any | Quant::All => {
+                    if let Some(b) = body {
+                        let ctx = if q == Quant::Any { "`any` body" } else { "`all` body" };
+                        exit_jumps = me.jumps_ctx(b, q == Quant::Any, ctx);
+                    }
                 }
                 _ => {
                     if let Some(b) = body {
@@ -1113,16 +1453,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                                 me.expect_ty(&o, &Ty::Int, b.span, "`sum` body");
                                 me.emit(Op::Add { dst: acc, a: acc, b: o.reg });
                             }
-                            Quant::Any => {
-                                me.expect_ty(&o, &Ty::Bool, b.span, "`any` body");
-                                me.emit(Op::Mov { dst: acc, src: o.reg });
-                                exit_jumps.push(me.emit(Op::JumpIf { cond: acc, to: 0 }));
-                            }
-                            Quant::All => {
-                                me.expect_ty(&o, &Ty::Bool, b.span, "`all` body");
-                                me.emit(Op::Mov { dst: acc, src: o.reg });
-                                exit_jumps.push(me.emit(Op::JumpIfNot { cond: acc, to: 0 }));
-                            }
+
                             Quant::Map => {
                                 me.emit(Op::ListPush { list: acc, v: o.reg });
                             }
@@ -1150,14 +1481,17 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     }
                 }
             }
-            if let Some(s) = skip {
-                let h = me.here();
-                me.patch(s, h);
-            }
+            me.patch_all(skip);
         });
-        let h = self.here();
-        for j in exit_jumps {
-            self.patch(j, h);
+        self.field_cache.truncate(mark);
+        if !exit_jumps.is_empty() {
+            // Loop done: the initial answer stands; exits set the other one.
+            let end = self.emit(Op::Jump { to: 0 });
+            self.patch_all(exit_jumps);
+            let k = self.cx.konst(Value::Bool(q == Quant::Any));
+            self.emit(Op::Const { dst: acc, k });
+            let h = self.here();
+            self.patch(end, h);
         }
         match q {
             Quant::Sum => Self::out(acc, Ty::Int, Iv::ANY),
@@ -1232,7 +1566,23 @@ impl<'c, 'a> FnCx<'c, 'a> {
             return Self::out(dst, Ty::Bool, Iv::ANY);
         }
         let x = self.expr(a);
+        let before = self.code.len();
         let y = self.expr(b);
+        // `x + 3`, `x - 3`: the literal goes into the instruction.
+        let lit = match (&b.kind, self.code.last()) {
+            (ExprKind::Int(k), Some(&Op::Const { dst, .. }))
+                if self.code.len() == before + 1 && dst == y.reg && matches!(op, BinOp::Add | BinOp::Sub) =>
+            {
+                let k = if op == BinOp::Sub { k.checked_neg() } else { Some(*k) };
+                k.and_then(|k| i32::try_from(k).ok()).filter(|&k| k != i32::MIN)
+            }
+            _ => None,
+        };
+        if lit.is_some() {
+            self.code.pop();
+            self.paras.pop();
+            self.spans.pop();
+        }
         let dst = self.dst();
         let (ra, rb) = (x.reg, y.reg);
         let arith = |me: &mut Self| {
@@ -1244,12 +1594,18 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let (ty, iv) = match op {
             BinOp::Add => {
                 arith(self);
-                self.emit(Op::Add { dst, a: ra, b: rb });
+                match lit {
+                    Some(k) => self.emit(Op::AddK { dst, a: ra, k }),
+                    None => self.emit(Op::Add { dst, a: ra, b: rb }),
+                };
                 (Ty::Int, x.iv.add(y.iv))
             }
             BinOp::Sub => {
                 arith(self);
-                self.emit(Op::Sub { dst, a: ra, b: rb });
+                match lit {
+                    Some(k) => self.emit(Op::AddK { dst, a: ra, k }),
+                    None => self.emit(Op::Sub { dst, a: ra, b: rb }),
+                };
                 (Ty::Int, x.iv.sub(y.iv))
             }
             BinOp::Mul => {
@@ -1296,6 +1652,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
     }
 
     fn field(&mut self, obj: &Expr, field: &Ident) -> Out {
+        if let ExprKind::Name(n) = &obj.kind {
+            if let Some(reg) = self.lookup_local(n).map(|l| l.reg) {
+                if let Some(c) = self.field_cache.iter().rev().find(|c| c.0 == reg && c.1 == field.name) {
+                    return c.2.clone();
+                }
+            }
+        }
         let o = self.expr(obj);
         let dst = self.dst();
         let f = field.name.as_str();
@@ -1816,6 +2179,20 @@ impl<'c, 'a> FnCx<'c, 'a> {
         }
         self.emit(Op::Ret { src: res });
         (ModRange { iv, cap: m.cap.map(|c| (c.lo, c.hi)) }, paras)
+    }
+}
+
+/// What a loop iterates: a list register, or the units of the hex in a register
+/// (with the span of the `units_at` call).
+#[derive(Clone, Copy)]
+enum Src {
+    List(Reg),
+    At(Reg, Span),
+}
+
+impl From<Reg> for Src {
+    fn from(r: Reg) -> Src {
+        Src::List(r)
     }
 }
 

@@ -365,14 +365,31 @@ impl<'p> Vm<'p> {
             }
             self.ezoc_cache.0 = self.version;
         }
-        match self.ezoc_cache.1.get(side as usize).and_then(|c| c.get(h as usize)) {
-            Some(1) => return Ok(false),
-            Some(2) => return Ok(true),
-            _ => {}
+        // 1 / 2: no / yes, read only hex h and its neighbours; 3 / 4: read more (for the
+        // cost memo, `memo.rs`).
+        if let Some(c @ 1..=4) = self.ezoc_cache.1.get(side as usize).and_then(|c| c.get(h as usize)).copied()
+        {
+            if self.rec.active {
+                if c > 2 {
+                    self.rec.uncacheable = true;
+                }
+                let enemies = crate::memo::enemy_layers(side);
+                self.rec.area(h, enemies, &self.board);
+            }
+            return Ok(c % 2 == 0);
         }
-        let answer = self.in_ezoc_uncached(h, side, zoc)?;
+        let outer = std::mem::replace(&mut self.rec, crate::memo::Recorder::start(u16::MAX, 0));
+        // Only the enemies' units around h are read (unless the hook reads more).
+        let enemies = crate::memo::enemy_layers(side);
+        self.rec.area(h, enemies, &self.board);
+        let answer = self.in_ezoc_uncached(h, side, zoc);
+        let inner = std::mem::replace(&mut self.rec, outer);
+        let answer = answer?;
+        if self.rec.active {
+            self.rec.merge(&inner, &self.board);
+        }
         if let Some(slot) = self.ezoc_cache.1.get_mut(side as usize).and_then(|c| c.get_mut(h as usize)) {
-            *slot = if answer { 2 } else { 1 };
+            *slot = u8::from(answer) + 1 + if inner.within_area(h, enemies, &self.board) { 0 } else { 2 };
         }
         Ok(answer)
     }
@@ -457,17 +474,18 @@ impl<'p> Vm<'p> {
             Some(f) => as_int(self.call(f, &[])?)?.clamp(0, i32::MAX as i64) as i32,
             None => 0,
         };
+        let memo = self.memo_prepare(cost_f, u);
         let mut scratch = std::mem::take(&mut self.board.scratch);
         let mut err: Option<Halt> = None;
         let mut reach = Vec::new();
         {
             let err1 = &mut err;
             let this = &mut *self;
-            let cost = |from: Hex, to: Hex, _dir: u8| -> Option<i32> {
+            let cost = |from: Hex, to: Hex, dir: u8| -> Option<i32> {
                 if err1.is_some() {
                     return None;
                 }
-                match this.call(cost_f, &[Value::Unit(u), Value::Hex(from.0), Value::Hex(to.0)]) {
+                match this.memo_cost(memo, cost_f, u, from.0, to.0, dir) {
                     Ok(Value::Int(c)) if c >= 0 && c < minimum as i64 => {
                         *err1 = Some(Halt::Error(RuntimeError::new(
                             "R0014",

@@ -77,7 +77,8 @@ impl<'p> Vm<'p> {
         }
     }
 
-    fn unit_value(&self, u: u16, field: Field) -> Value {
+    #[inline]
+    pub(crate) fn unit_value(&self, u: u16, field: Field) -> Value {
         let us = &self.state.units[u as usize];
         let c = &self.prog.counters[u as usize];
         match field {

@@ -13,6 +13,7 @@ mod effects;
 pub mod error;
 pub mod game;
 pub mod log;
+mod memo;
 pub mod op;
 pub mod program;
 pub mod session;

@@ -30,6 +30,43 @@ pub enum Field {
     TerrainAttr(u16),
 }
 
+/// Comparison of a fused compare-and-branch ([`Op::BrCmp`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cmp {
+    /// Any two values.
+    Eq,
+    Ne,
+    /// Ints.
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// A predicate fixed for a whole game ([`Op::BrStatic`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Static {
+    /// `flag(F)`: scenario flag `a`.
+    Flag,
+    /// `optional(O)`: optional rule `a` in play.
+    Optional,
+    /// `ruling(R, A)`: ruling `a` has alternative `b`.
+    Ruling,
+}
+
+/// A built-in test of a fused branch ([`Op::BrTest`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Test {
+    /// `crosses(r[x], r[y], feature k)`
+    Crosses,
+    /// `in_region(r[x], region k)`
+    InRegion,
+    /// `occupied_by(r[x], r[y])`
+    OccupiedBy,
+    /// `in_ezoc(r[x], r[y])`
+    InEzoc,
+}
+
 /// Built-in functions of the wargame primitives (see `builtins.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[repr(u16)]
@@ -151,6 +188,12 @@ pub enum Op {
         a: Reg,
         b: Reg,
     },
+    /// r[dst] = r[a] + k (Int; a literal operand, also for `- k` and counting)
+    AddK {
+        dst: Reg,
+        a: Reg,
+        k: i32,
+    },
     Mul {
         dst: Reg,
         a: Reg,
@@ -220,6 +263,53 @@ pub enum Op {
         cond: Reg,
         to: u32,
     },
+    /// if (r[a] cmp r[b]) == when { pc = to } (a comparison and its branch in one)
+    BrCmp {
+        cmp: Cmp,
+        a: Reg,
+        b: Reg,
+        to: u32,
+        when: bool,
+    },
+    /// if (r[a] cmp consts[k]) == when { pc = to } (a comparison with a constant)
+    BrCmpK {
+        cmp: Cmp,
+        a: Reg,
+        k: u16,
+        to: u32,
+        when: bool,
+    },
+    /// if (flag, optional rule or ruling) == when { pc = to }
+    BrStatic {
+        what: Static,
+        a: u16,
+        b: u16,
+        to: u32,
+        when: bool,
+    },
+    /// if test(r[x], r[y], k) == when { pc = to } (a built-in test and its branch in one)
+    BrTest {
+        test: Test,
+        x: Reg,
+        y: Reg,
+        k: u16,
+        to: u32,
+        when: bool,
+    },
+    /// if (unit r[u]'s type belongs to class `class`) == when { pc = to }
+    BrClass {
+        u: Reg,
+        class: u8,
+        to: u32,
+        when: bool,
+    },
+    /// if (r[obj] carries marker `marker`) == when { pc = to }
+    BrMarker {
+        obj: Reg,
+        marker: u16,
+        to: u32,
+        when: bool,
+    },
     /// r[dst] = f(r[args..args+argc])
     Call {
         f: FnId,
@@ -287,6 +377,45 @@ pub enum Op {
         idx: Reg,
         dst: Reg,
         done: u32,
+    },
+    /// The units in hex r[hex], in unit order, without building the list of
+    /// `units_at(h)` (quantifiers only: an expression cannot move units):
+    /// if r[idx] >= their count { pc = done } else { r[dst] = the r[idx]-th; r[idx] += 1 }
+    IterAt {
+        hex: Reg,
+        idx: Reg,
+        dst: Reg,
+        done: u32,
+    },
+    /// The first step of a rotated loop: if the list is empty { pc = done } else
+    /// { r[dst] = its first element; r[idx] = 1 } (no index to initialise).
+    IterStart {
+        list: Reg,
+        idx: Reg,
+        dst: Reg,
+        done: u32,
+    },
+    /// The same for [`Op::IterAt`].
+    IterAtStart {
+        hex: Reg,
+        idx: Reg,
+        dst: Reg,
+        done: u32,
+    },
+    /// The bottom of a rotated loop: if another element follows, it goes to r[dst],
+    /// r[idx] += 1 and pc = body; else the loop is done (falls through).
+    IterNextBack {
+        list: Reg,
+        idx: Reg,
+        dst: Reg,
+        body: u32,
+    },
+    /// The same for [`Op::IterAt`].
+    IterAtBack {
+        hex: Reg,
+        idx: Reg,
+        dst: Reg,
+        body: u32,
     },
     /// r[dst] = field of r[obj]
     Field {

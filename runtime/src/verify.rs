@@ -33,9 +33,34 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 | Op::Le { dst, a, b }
                 | Op::Gt { dst, a, b }
                 | Op::Ge { dst, a, b } => reg_ok(dst) && reg_ok(a) && reg_ok(b),
-                Op::Neg { dst, a } | Op::Not { dst, a } => reg_ok(dst) && reg_ok(a),
+                Op::Neg { dst, a } | Op::Not { dst, a } | Op::AddK { dst, a, .. } => reg_ok(dst) && reg_ok(a),
                 Op::Jump { to } => jump_ok(to),
                 Op::JumpIf { cond, to } | Op::JumpIfNot { cond, to } => reg_ok(cond) && jump_ok(to),
+                Op::BrCmp { a, b, to, .. } => reg_ok(a) && reg_ok(b) && jump_ok(to),
+                Op::BrCmpK { a, k, to, .. } => reg_ok(a) && (k as usize) < p.consts.len() && jump_ok(to),
+                Op::BrTest { test, x, y, k, to, .. } => {
+                    let k_ok = match test {
+                        crate::op::Test::Crosses => true,
+                        crate::op::Test::InRegion => (k as usize) < p.map.regions.len(),
+                        crate::op::Test::OccupiedBy | crate::op::Test::InEzoc => true,
+                    };
+                    let y_ok = test == crate::op::Test::InRegion || reg_ok(y);
+                    reg_ok(x) && y_ok && k_ok && jump_ok(to)
+                }
+                Op::BrStatic { what, a, to, .. } => {
+                    let n = match what {
+                        crate::op::Static::Flag => p.flags.len(),
+                        crate::op::Static::Optional => p.options.len(),
+                        crate::op::Static::Ruling => p.rulings.len(),
+                    };
+                    (a as usize) < n && jump_ok(to)
+                }
+                Op::BrClass { u, class, to, .. } => {
+                    reg_ok(u) && (class as usize) < p.classes.len() && jump_ok(to)
+                }
+                Op::BrMarker { obj, marker, to, .. } => {
+                    reg_ok(obj) && (marker as usize) < p.markers.len() && jump_ok(to)
+                }
                 Op::Call { f: g, args, argc, dst } => {
                     let callee_ok = p.functions.get(g as usize).map(|c| c.params == argc).unwrap_or(false);
                     callee_ok
@@ -61,6 +86,14 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 Op::ListNew { dst } => reg_ok(dst),
                 Op::WantsScores { dst, side, list } => reg_ok(dst) && reg_ok(side) && reg_ok(list),
                 Op::ListPush { list, v } => reg_ok(list) && reg_ok(v),
+                Op::IterAt { hex, idx, dst, done }
+                | Op::IterAtStart { hex, idx, dst, done }
+                | Op::IterAtBack { hex, idx, dst, body: done } => {
+                    reg_ok(hex) && reg_ok(idx) && reg_ok(dst) && jump_ok(done)
+                }
+                Op::IterNextBack { list, idx, dst, body } | Op::IterStart { list, idx, dst, done: body } => {
+                    reg_ok(list) && reg_ok(idx) && reg_ok(dst) && jump_ok(body)
+                }
                 Op::IterNext { list, idx, dst, done } => {
                     reg_ok(list) && reg_ok(idx) && reg_ok(dst) && jump_ok(done)
                 }

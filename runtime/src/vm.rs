@@ -8,7 +8,7 @@ use crate::board::Board;
 use crate::dice::Dice;
 use crate::error::{GameResult, RuntimeError};
 use crate::log::Log;
-use crate::op::{Op, Reg, NO_REG};
+use crate::op::{Field, Op, Reg, NO_REG};
 use crate::program::{FnId, Program};
 use crate::state::State;
 use crate::value::Value;
@@ -88,6 +88,10 @@ pub struct Vm<'p> {
     /// Enemy-ZOC answers per side and hex for the current state version: 0 unknown,
     /// 1 no, 2 yes. The ZOC hook is pure, so answers hold until the state changes.
     pub(crate) ezoc_cache: (u64, Vec<Vec<u8>>),
+    /// What the running memoised hook reads (see `memo.rs`).
+    pub(crate) rec: crate::memo::Recorder,
+    /// Movement costs across searches (see `memo.rs`).
+    pub(crate) cost_memo: crate::memo::CostMemo,
 }
 
 impl<'p> Vm<'p> {
@@ -141,6 +145,8 @@ impl<'p> Vm<'p> {
             version: 0,
             reach_cache: None,
             ezoc_cache: (u64::MAX, Vec::new()),
+            rec: Default::default(),
+            cost_memo: Default::default(),
         }
         .with_occupancy()
     }
@@ -345,11 +351,16 @@ impl<'p> Vm<'p> {
             pc += 1;
             match op {
                 Op::Const { dst, k } => {
-                    r!(dst) = prog.consts.get(k as usize).copied().unwrap_or(Value::Nil);
+                    // A plain copy: building the value through `Option` made the compiler
+                    // copy it in overlapping pieces, stalling store forwarding.
+                    if let Some(v) = prog.consts.get(k as usize) {
+                        r!(dst) = *v;
+                    }
                 }
                 Op::Mov { dst, src } => r!(dst) = r!(src),
                 Op::Add { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_add)),
                 Op::Sub { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_sub)),
+                Op::AddK { dst, a, k } => r!(dst) = tri!(int2(r!(a), Value::Int(k as i64), i64::checked_add)),
                 Op::Mul { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_mul)),
                 Op::Div { dst, a, b } => {
                     r!(dst) = tri!(int2(r!(a), r!(b), |x, y| {
@@ -391,21 +402,131 @@ impl<'p> Vm<'p> {
                         pc = to as usize
                     }
                 }
+                Op::BrCmp { cmp: c, a, b, to, when } => {
+                    if compare(c, r!(a), r!(b)).map_err(|e| self.located(f, at, e))? == when {
+                        pc = to as usize;
+                    }
+                }
+                Op::BrCmpK { cmp: c, a, k, to, when } => {
+                    let y = prog.consts.get(k as usize).copied().unwrap_or(Value::Nil);
+                    if compare(c, r!(a), y).map_err(|e| self.located(f, at, e))? == when {
+                        pc = to as usize;
+                    }
+                }
+                Op::BrTest { test, x, y, k, to, when } => {
+                    use crate::op::Test;
+                    let bad =
+                        |b: &str, what: &str| RuntimeError::new("R0002", format!("{b}: expected {what}"));
+                    let holds = match (test, r!(x)) {
+                        (Test::Crosses, Value::Hex(a)) => match r!(y) {
+                            Value::Hex(b) => {
+                                let mask = Board::side_mask(&prog.map, &self.board, a, b);
+                                k < 32 && mask & (1 << k) != 0
+                            }
+                            _ => return Err(self.located(f, at, bad("Crosses", "a hex"))),
+                        },
+                        (Test::InRegion, Value::Hex(h)) => match prog.map.regions.get(k as usize) {
+                            Some(region) => region.hexes.binary_search(&h).is_ok(),
+                            None => return Err(self.located(f, at, bad("InRegion", "a region"))),
+                        },
+                        (Test::OccupiedBy, Value::Hex(h)) => match r!(y) {
+                            Value::Side(s) => {
+                                if self.rec.active {
+                                    self.rec.hex(h, crate::memo::side_layer(s), &self.board);
+                                }
+                                self.occ
+                                    .get(h as usize)
+                                    .map(|v| v.iter().any(|&u| prog.counters[u as usize].side == s))
+                                    .unwrap_or(false)
+                            }
+                            _ => return Err(self.located(f, at, bad("OccupiedBy", "a side"))),
+                        },
+                        (Test::InEzoc, Value::Hex(h)) => match r!(y) {
+                            Value::Side(s) => {
+                                self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+                                match self.in_ezoc(h, s) {
+                                    Ok(b) => b,
+                                    Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
+                                    Err(end) => return Err(end),
+                                }
+                            }
+                            _ => return Err(self.located(f, at, bad("InEzoc", "a side"))),
+                        },
+                        (t, _) => return Err(self.located(f, at, bad(&format!("{t:?}"), "a hex"))),
+                    };
+                    if holds == when {
+                        pc = to as usize;
+                    }
+                }
+                Op::BrStatic { what, a, b, to, when } => {
+                    let holds = match what {
+                        crate::op::Static::Flag => self.flags.get(a as usize).copied().unwrap_or(false),
+                        crate::op::Static::Optional => self.options.get(a as usize).copied().unwrap_or(false),
+                        crate::op::Static::Ruling => {
+                            self.rulings.get(a as usize).copied() == Some(b as usize)
+                        }
+                    };
+                    if holds == when {
+                        pc = to as usize;
+                    }
+                }
+                Op::BrClass { u, class, to, when } => {
+                    let holds = match r!(u) {
+                        Value::Unit(u) => {
+                            let t = prog.counters.get(u as usize).map(|c| c.unit_type as usize).unwrap_or(0);
+                            let mask = prog.unit_types.get(t).map(|t| t.classes).unwrap_or(0);
+                            class < 64 && mask & (1u64 << class) != 0
+                        }
+                        other => {
+                            return Err(self.located(
+                                f,
+                                at,
+                                RuntimeError::new("R0002", format!("expected a unit, found {other:?}")),
+                            ))
+                        }
+                    };
+                    if holds == when {
+                        pc = to as usize;
+                    }
+                }
+                Op::BrMarker { obj, marker, to, when } => {
+                    if self.rec.active {
+                        self.note_marker(r!(obj), marker);
+                    }
+                    let bit = 1u64 << (marker as u64 % 64);
+                    let v = match r!(obj) {
+                        Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
+                        Value::Hex(h) => self.state.hex_markers.get(h as usize).map(|m| m & bit != 0),
+                        Value::Side(s) => self.state.side_markers.get(s as usize).map(|m| m & bit != 0),
+                        _ => None,
+                    };
+                    if v.unwrap_or(false) == when {
+                        pc = to as usize;
+                    }
+                }
                 Op::Call { f: g, args, argc, dst } => {
                     let v = self.invoke(g, base + args as usize, argc as usize)?;
                     r!(dst) = v;
                 }
                 // Hot list and unit queries are handled here rather than in `exec_effect`.
-                Op::IterNext { list, idx, dst, done } => {
-                    let i = match r!(idx) {
-                        Value::Int(i) => i,
-                        other => {
-                            return Err(self.located(
-                                f,
-                                at,
-                                RuntimeError::new("R0002", format!("bad index {other:?}")),
-                            ))
-                        }
+                // Loop steps: forward ones jump out when done, rotated ones (`Back`) jump
+                // back to the body while elements remain.
+                Op::IterNext { list, idx, dst, done: to }
+                | Op::IterNextBack { list, idx, dst, body: to }
+                | Op::IterStart { list, idx, dst, done: to } => {
+                    let back = matches!(op, Op::IterNextBack { .. });
+                    let i = match op {
+                        Op::IterStart { .. } => 0,
+                        _ => match r!(idx) {
+                            Value::Int(i) => i,
+                            other => {
+                                return Err(self.located(
+                                    f,
+                                    at,
+                                    RuntimeError::new("R0002", format!("bad index {other:?}")),
+                                ))
+                            }
+                        },
                     };
                     let item = match r!(list) {
                         Value::List(l) => match self.lists.get(l as usize) {
@@ -426,8 +547,54 @@ impl<'p> Vm<'p> {
                         Some(x) if i >= 0 => {
                             r!(dst) = x;
                             r!(idx) = Value::Int(i + 1);
+                            if back {
+                                pc = to as usize;
+                            }
                         }
-                        _ => pc = done as usize,
+                        _ => {
+                            if !back {
+                                pc = to as usize;
+                            }
+                        }
+                    }
+                }
+                Op::IterAt { hex, idx, dst, done: to }
+                | Op::IterAtBack { hex, idx, dst, body: to }
+                | Op::IterAtStart { hex, idx, dst, done: to } => {
+                    let back = matches!(op, Op::IterAtBack { .. });
+                    let h = match r!(hex) {
+                        Value::Hex(h) => h,
+                        _ => {
+                            let e = RuntimeError::new("R0002", "UnitsAt: expected a hex");
+                            return Err(self.located(f, at, e));
+                        }
+                    };
+                    let i = match (op, r!(idx)) {
+                        (Op::IterAtStart { .. }, _) => 0,
+                        (_, Value::Int(i)) => i,
+                        (_, other) => {
+                            let e = RuntimeError::new("R0002", format!("bad index {other:?}"));
+                            return Err(self.located(f, at, e));
+                        }
+                    };
+                    if i == 0 && self.rec.active {
+                        self.rec.hex(h, crate::memo::ALL_UNITS, &self.board);
+                    }
+                    let item =
+                        if i < 0 { None } else { self.occ.get(h as usize).and_then(|v| v.get(i as usize)) };
+                    match item {
+                        Some(&u) => {
+                            r!(dst) = Value::Unit(u);
+                            r!(idx) = Value::Int(i + 1);
+                            if back {
+                                pc = to as usize;
+                            }
+                        }
+                        None => {
+                            if !back {
+                                pc = to as usize;
+                            }
+                        }
                     }
                 }
                 Op::IsClass { dst, u, class } => {
@@ -448,6 +615,9 @@ impl<'p> Vm<'p> {
                     r!(dst) = Value::Bool(v);
                 }
                 Op::HasMarker { dst, obj, marker } => {
+                    if self.rec.active {
+                        self.note_marker(r!(obj), marker);
+                    }
                     let bit = 1u64 << (marker as u64 % 64);
                     let v = match r!(obj) {
                         Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
@@ -457,7 +627,7 @@ impl<'p> Vm<'p> {
                     };
                     r!(dst) = Value::Bool(v.unwrap_or(false));
                 }
-                Op::Field { dst, obj, field: crate::op::Field::Side } => {
+                Op::Field { dst, obj, field: Field::Side } => {
                     r!(dst) = match r!(obj) {
                         Value::Unit(u) => match prog.counters.get(u as usize) {
                             Some(c) => Value::Side(c.side),
@@ -473,14 +643,61 @@ impl<'p> Vm<'p> {
                         }
                     };
                 }
+                // Unit attributes (the other fields go through `exec_effect`).
+                Op::Field {
+                    dst,
+                    obj,
+                    field: field @ (Field::Rating(_) | Field::Hex | Field::Steps | Field::OnMap),
+                } => {
+                    let v = match r!(obj) {
+                        Value::Unit(u) if (u as usize) < self.state.units.len() => {
+                            if self.rec.active {
+                                self.rec.unit(&self.state, prog, u, &self.board);
+                            }
+                            self.unit_value(u, field)
+                        }
+                        Value::Nil => Value::Nil,
+                        other => {
+                            return Err(self.located(
+                                f,
+                                at,
+                                RuntimeError::new("R0002", format!("no field {field:?} on {other:?}")),
+                            ))
+                        }
+                    };
+                    r!(dst) = v;
+                }
+                Op::ListNew { dst } => {
+                    let l = self.new_list();
+                    r!(dst) = Value::List(l);
+                }
+                Op::ListPush { list, v } => {
+                    let x = r!(v);
+                    match r!(list) {
+                        Value::List(l) if (l as usize) < self.lists.len() => self.lists[l as usize].push(x),
+                        other => {
+                            let e = RuntimeError::new("R0002", format!("push onto {other:?}"));
+                            return Err(self.located(f, at, e));
+                        }
+                    }
+                }
                 Op::Ret { src } => return Ok(r!(src)),
                 Op::RetNil => return Ok(Value::Nil),
                 Op::Builtin { b, dst, a, argc } => {
+                    if let Some(v) = self.quick_builtin(b, &a, base) {
+                        if dst != NO_REG {
+                            r!(dst) = v;
+                        }
+                        continue;
+                    }
                     self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
                     let n = (argc as usize).min(5);
                     let mut vals = [Value::Nil; 5];
                     for i in 0..n {
                         vals[i] = r!(a[i]);
+                    }
+                    if self.rec.active {
+                        self.note_builtin(b, &vals[..n]);
                     }
                     let v = match self.builtin(b, &vals[..n]) {
                         Ok(v) => v,
@@ -493,6 +710,9 @@ impl<'p> Vm<'p> {
                 }
                 _ => {
                     self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+                    if self.rec.active {
+                        self.note_op(op, base);
+                    }
                     match self.exec_effect(op, base, pc) {
                         Ok(next) => pc = next,
                         Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
@@ -501,6 +721,80 @@ impl<'p> Vm<'p> {
                 }
             }
         }
+    }
+
+    /// The cheap, static built-ins without the general call (`None`: take the general
+    /// path, which also reports wrong operands).
+    #[inline]
+    fn quick_builtin(&self, b: crate::op::Builtin, a: &[Reg; 5], base: usize) -> Option<Value> {
+        use crate::op::Builtin as B;
+        let arg = |i: usize| self.regs.get(base + a[i] as usize).copied();
+        let idx = |v: Option<Value>| match v {
+            Some(Value::Int(i)) if i >= 0 => Some(i as usize),
+            _ => None,
+        };
+        let hex2 = || match (arg(0), arg(1)) {
+            (Some(Value::Hex(x)), Some(Value::Hex(y))) => Some((x, y)),
+            _ => None,
+        };
+        Some(match b {
+            B::Flag => Value::Bool(*self.flags.get(idx(arg(0))?)?),
+            B::Optional => Value::Bool(*self.options.get(idx(arg(0))?)?),
+            B::Ruling => Value::Bool(self.rulings.get(idx(arg(0))?).copied() == Some(idx(arg(1))?)),
+            B::Other => match arg(0)? {
+                Value::Side(s) => Value::Side(s.wrapping_add(1) % self.prog.sides.len().max(1) as u8),
+                _ => return None,
+            },
+            B::Min | B::Max => match (arg(0)?, arg(1)?) {
+                (Value::Int(x), Value::Int(y)) => Value::Int(if b == B::Min { x.min(y) } else { x.max(y) }),
+                _ => return None,
+            },
+            B::UnitId => match arg(0)? {
+                Value::Unit(u) if (u as usize) < self.state.units.len() => Value::Int(u as i64),
+                _ => return None,
+            },
+            B::Distance => {
+                let (x, y) = hex2()?;
+                Value::Int(self.board.distance(x, y))
+            }
+            B::Crosses => {
+                let (x, y) = hex2()?;
+                let f = idx(arg(2))?;
+                let mask = Board::side_mask(&self.prog.map, &self.board, x, y);
+                Value::Bool(f < 32 && mask & (1 << f) != 0)
+            }
+            B::HexsideSum => {
+                let (x, y) = hex2()?;
+                let attr = idx(arg(2))?;
+                let mask = Board::side_mask(&self.prog.map, &self.board, x, y);
+                let mut sum = 0i64;
+                for (f, def) in self.prog.hexsides.iter().enumerate() {
+                    if f < 32 && mask & (1 << f) != 0 {
+                        sum += def.attrs.get(attr).copied().unwrap_or(0);
+                    }
+                }
+                Value::Int(sum)
+            }
+            B::InRegion => match arg(0)? {
+                Value::Hex(h) => {
+                    let region = self.prog.map.regions.get(idx(arg(1))?)?;
+                    Value::Bool(region.hexes.binary_search(&h).is_ok())
+                }
+                _ => return None,
+            },
+            // State reads: the general path records them for the cost memo.
+            B::Turn if !self.rec.active => Value::Int(self.state.turn),
+            B::OccupiedBy if !self.rec.active => match (arg(0)?, arg(1)?) {
+                (Value::Hex(h), Value::Side(s)) => Value::Bool(
+                    self.occ
+                        .get(h as usize)
+                        .map(|v| v.iter().any(|&u| self.prog.counters[u as usize].side == s))
+                        .unwrap_or(false),
+                ),
+                _ => return None,
+            },
+            _ => return None,
+        })
     }
 
     /// Register read for effect helpers.
@@ -541,6 +835,28 @@ pub(crate) fn as_bool(v: Value) -> Result<bool, RuntimeError> {
 fn int2(a: Value, b: Value, f: impl Fn(i64, i64) -> Option<i64>) -> Result<Value, RuntimeError> {
     let (x, y) = (as_int(a)?, as_int(b)?);
     f(x, y).map(Value::Int).ok_or_else(overflow)
+}
+
+/// A comparison of [`Op::BrCmp`]: equality of any values, order of Ints.
+#[inline(always)]
+fn compare(c: crate::op::Cmp, x: Value, y: Value) -> Result<bool, RuntimeError> {
+    use crate::op::Cmp;
+    Ok(match c {
+        Cmp::Eq => x == y,
+        Cmp::Ne => x != y,
+        _ => match (x, y) {
+            (Value::Int(x), Value::Int(y)) => match c {
+                Cmp::Lt => x < y,
+                Cmp::Le => x <= y,
+                Cmp::Gt => x > y,
+                _ => x >= y,
+            },
+            _ => {
+                cmp(x, y, |o| o.is_lt())?;
+                false
+            }
+        },
+    })
 }
 
 #[inline]

@@ -25,6 +25,7 @@ use std::path::PathBuf;
 
 /// Peter the Great, relative to the repository root.
 pub const PETER: &str = "rulebooks/peter-the-great";
+pub const FREDERICK: &str = "rulebooks/frederick-the-great";
 /// The toy rulebook of the language reference.
 pub const TINY: &str = "docs/examples/tiny.ks";
 
@@ -95,6 +96,16 @@ pub fn compile(sources: &SourceMap) -> Program {
 /// Peter the Great as shipped (for whole games and check time).
 pub fn peter() -> Program {
     compile(&load(PETER))
+}
+
+/// Frederick the Great, compiled.
+pub fn frederick() -> Program {
+    compile(&load(FREDERICK))
+}
+
+/// Every playable rulebook with the label its game rows carry.
+pub fn playable() -> Vec<(&'static str, Program)> {
+    vec![("", peter()), ("frederick ", frederick())]
 }
 
 /// Peter the Great plus [`BENCH_KS`] (for the attack benchmark).

@@ -1,14 +1,14 @@
 //! Worked examples: compiled into a wrapper procedure and expectation functions, run
 //! by `check` after the program is built. A failing example is a W0003 warning naming
 //! the example's paragraph and the paragraphs of the rules it exercised. Each example is
-//! also run under every other alternative of every ruling: where the outcome changes,
-//! W0005 names the example's paragraph and the ruling's (the text and its example
-//! disagree, or the example depends on how an unclear rule is read).
+//! also run under every other alternative of every ruling its run read: where the
+//! outcome changes, W0005 names the example's paragraph and the ruling's (the text and
+//! its example disagree, or the example depends on how an unclear rule is read).
 
 use crate::report::Report;
 use kriegsspiel_dsl::ast::Span;
 use kriegsspiel_dsl::Diagnostic;
-use kriegsspiel_runtime::game::{run_example, ExampleOutcome, ExampleRun};
+use kriegsspiel_runtime::game::{run_example, run_example_traced, ExampleOutcome, ExampleRun};
 use kriegsspiel_runtime::program::{FnId, Program};
 
 pub struct ExampleData {
@@ -36,8 +36,8 @@ pub fn run_all(p: &Program, examples: &[ExampleData], diags: &mut Vec<Diagnostic
             expects: &expects,
             rulings: None,
         };
-        let outcome = run_example(p, &run);
-        ruling_sensitivity(p, ex, &expects, matches!(outcome, ExampleOutcome::Passed), diags);
+        let (outcome, read) = run_example_traced(p, &run);
+        ruling_sensitivity(p, ex, &expects, matches!(outcome, ExampleOutcome::Passed), &read, diags);
         let mut d = match outcome {
             ExampleOutcome::Passed => {
                 report.examples_passed += 1;
@@ -70,19 +70,20 @@ pub fn run_all(p: &Program, examples: &[ExampleData], diags: &mut Vec<Diagnostic
     }
 }
 
-/// Run the example under each non-default alternative of each ruling; report W0005
-/// where passing or failing changes with the reading.
+/// Run the example under each non-default alternative of each ruling its default run
+/// read (a run is deterministic, so an alternative of a ruling it never read cannot
+/// change it); report W0005 where passing or failing changes with the reading.
 fn ruling_sensitivity(
     p: &Program,
     ex: &ExampleData,
     expects: &[FnId],
     passed: bool,
+    read: &[bool],
     diags: &mut Vec<Diagnostic>,
 ) {
     let defaults: Vec<usize> = p.rulings.iter().map(|r| r.default).collect();
-    let reached = rulings_reached(p, ex.calls.iter().chain(expects.iter()).copied());
     for (ri, r) in p.rulings.iter().enumerate() {
-        if !reached.contains(&(ri as u16)) {
+        if !read.get(ri).copied().unwrap_or(false) {
             continue;
         }
         for (ai, (alt, _)) in r.alternatives.iter().enumerate() {
@@ -124,46 +125,4 @@ fn ruling_sensitivity(
             diags.push(d);
         }
     }
-}
-
-/// The rulings code reachable from `roots` can read: through calls, the hooks the
-/// built-ins may invoke, triggers and interrupts (a conservative over-approximation, so
-/// that the ruling runs skip only rulings the example cannot meet).
-fn rulings_reached(p: &Program, roots: impl Iterator<Item = FnId>) -> std::collections::BTreeSet<u16> {
-    use kriegsspiel_runtime::op::{Builtin, Op};
-    let h = &p.hooks;
-    let mut todo: Vec<FnId> = roots.collect();
-    todo.extend(
-        [h.zoc, h.move_allowance, h.move_cost, h.move_stop, h.move_minimum, h.retreat_enter, h.retreat_end]
-            .into_iter()
-            .flatten(),
-    );
-    todo.extend([h.los_hex, h.los_side].into_iter().flatten());
-    todo.extend(h.retreat_prefer.iter().map(|x| x.1));
-    todo.extend(p.triggers.iter().flat_map(|t| [t.cond, t.body]));
-    todo.extend(p.interrupts.iter().flat_map(|t| [t.cond, t.body]));
-    let mut seen = vec![false; p.functions.len()];
-    let mut out = std::collections::BTreeSet::new();
-    let mut step_fns = false;
-    while let Some(f) = todo.pop() {
-        let Some(func) = p.functions.get(f as usize) else { continue };
-        if std::mem::replace(&mut seen[f as usize], true) {
-            continue;
-        }
-        out.extend(func.rulings.iter().copied());
-        for op in &func.code {
-            match op {
-                Op::Call { f: g, .. } => todo.push(*g),
-                Op::Builtin { b: Builtin::Within, .. } if !step_fns => {
-                    // A step-cost fn is passed by index: take every candidate.
-                    step_fns = true;
-                    todo.extend(
-                        (0..p.functions.len() as FnId).filter(|&g| p.functions[g as usize].params == 3),
-                    );
-                }
-                _ => {}
-            }
-        }
-    }
-    out
 }

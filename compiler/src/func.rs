@@ -97,8 +97,6 @@ pub struct FnCx<'c, 'a> {
     inlining: Vec<String>,
     /// Result register reserved for an inlined call's value.
     dst_outer: Option<Reg>,
-    /// Rulings this function reads (`ruling(R, alt)`), for the examples' ruling runs.
-    pub rulings_used: Vec<u16>,
     /// Enclosing loops, innermost last: the `break` jumps to patch at the loop's exit,
     /// and the phase depth at the loop (a `break` may not leave a `phase`).
     loops: Vec<(Vec<usize>, usize)>,
@@ -132,7 +130,6 @@ impl<'c, 'a> FnCx<'c, 'a> {
             out_hint: None,
             inlining: Vec::new(),
             dst_outer: None,
-            rulings_used: Vec::new(),
             loops: Vec::new(),
             phase_depth: 0,
             field_cache: Vec::new(),
@@ -543,10 +540,6 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 for n in names {
                     env.used.insert(n.to_string());
                 }
-                // The examples' ruling runs need to know which rulings a function reads.
-                if what == Static::Ruling && !self.rulings_used.contains(&a) {
-                    self.rulings_used.push(a);
-                }
                 Some(self.emit(Op::BrStatic { what, a, b, to: 0, when }))
             }
             ExprKind::Is(obj, class) => {
@@ -611,7 +604,6 @@ impl<'c, 'a> FnCx<'c, 'a> {
             paras: self.paras,
             spans: self.spans,
             para,
-            rulings: self.rulings_used,
         }
     }
 
@@ -1978,11 +1970,6 @@ impl<'c, 'a> FnCx<'c, 'a> {
             P::Ruling => {
                 let f = env.rulings.iter().position(|r| r.0 == n);
                 *ruling = f;
-                if let Some(r) = f {
-                    if !self.rulings_used.contains(&(r as u16)) {
-                        self.rulings_used.push(r as u16);
-                    }
-                }
                 (f, "ruling", env.rulings.iter().map(|r| r.0.clone()).collect())
             }
             P::Alt => match ruling {

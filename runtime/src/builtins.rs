@@ -223,6 +223,9 @@ impl<'p> Vm<'p> {
             Builtin::Ruling => {
                 let r = idx(a(0))?;
                 let alt = idx(a(1))?;
+                if let Some(seen) = self.rulings_read.get_mut(r) {
+                    *seen = true;
+                }
                 Value::Bool(self.rulings.get(r).copied() == Some(alt))
             }
             Builtin::Retreat => {

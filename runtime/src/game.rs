@@ -232,9 +232,15 @@ pub enum ExampleOutcome {
 }
 
 pub fn run_example(prog: &Program, ex: &ExampleRun) -> ExampleOutcome {
+    run_example_traced(prog, ex).0
+}
+
+/// As [`run_example`], with the rulings the run read (by index): an alternative of a
+/// ruling the run never read cannot change its outcome.
+pub fn run_example_traced(prog: &Program, ex: &ExampleRun) -> (ExampleOutcome, Vec<bool>) {
     let si = ex.scenario.unwrap_or(0);
     let Some(scenario) = prog.scenarios.get(si) else {
-        return ExampleOutcome::Error(RuntimeError::new("R0012", "examples need a scenario"));
+        return (ExampleOutcome::Error(RuntimeError::new("R0012", "examples need a scenario")), Vec::new());
     };
     let mut state = State::new(prog, scenario);
     // Examples start from an empty map holding only the placed units.
@@ -261,7 +267,7 @@ pub fn run_example(prog: &Program, ex: &ExampleRun) -> ExampleOutcome {
         match vm.call(*f, args) {
             Ok(_) => {}
             Err(Halt::End(_)) => break,
-            Err(Halt::Error(e)) => return ExampleOutcome::Error(e),
+            Err(Halt::Error(e)) => return (ExampleOutcome::Error(e), vm.rulings_read),
         }
     }
     let mut failed = Vec::new();
@@ -269,13 +275,10 @@ pub fn run_example(prog: &Program, ex: &ExampleRun) -> ExampleOutcome {
         match vm.call(f, &[]) {
             Ok(Value::Bool(true)) => {}
             Ok(_) => failed.push(i),
-            Err(Halt::Error(e)) => return ExampleOutcome::Error(e),
+            Err(Halt::Error(e)) => return (ExampleOutcome::Error(e), vm.rulings_read),
             Err(Halt::End(_)) => failed.push(i),
         }
     }
-    if failed.is_empty() {
-        ExampleOutcome::Passed
-    } else {
-        ExampleOutcome::Failed(failed)
-    }
+    let outcome = if failed.is_empty() { ExampleOutcome::Passed } else { ExampleOutcome::Failed(failed) };
+    (outcome, vm.rulings_read)
 }

@@ -207,9 +207,6 @@ pub struct Function {
     /// Source location of each instruction as `(file, start, end)` for error messages.
     pub spans: Vec<(u32, u32, u32)>,
     pub para: ParaId,
-    /// Rulings the function reads directly (`ruling(R, alt)`), by index.
-    #[serde(default)]
-    pub rulings: Vec<u16>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -103,7 +103,6 @@ mod tests {
                 paras: vec![0],
                 spans: vec![(0, 0, 0)],
                 para: 0,
-                rulings: vec![],
             }],
             map: MapDef { cols: 2, rows: 2, terrain: vec![0; 4], sides: vec![0; 24], ..MapDef::default() },
             scenarios: vec![ScenarioDef {

@@ -73,6 +73,8 @@ pub struct Vm<'p> {
     /// The side whose agent is scoring a choice: hidden tracks of other sides' units
     /// read as their public estimate.
     pub(crate) view: Option<u8>,
+    /// Which rulings the game has read so far (for the examples' ruling runs).
+    pub(crate) rulings_read: Vec<bool>,
     pub(crate) board: Board,
     pub stats: Stats,
     /// Scripted dice for examples: consumed before the seeded dice.
@@ -137,6 +139,7 @@ impl<'p> Vm<'p> {
             in_trigger: false,
             in_interrupt: false,
             view: None,
+            rulings_read: vec![false; prog.rulings.len()],
             board: Board::new(&prog.map),
             stats: Stats::default(),
             forced_dice: Default::default(),
@@ -463,6 +466,9 @@ impl<'p> Vm<'p> {
                         crate::op::Static::Flag => self.flags.get(a as usize).copied().unwrap_or(false),
                         crate::op::Static::Optional => self.options.get(a as usize).copied().unwrap_or(false),
                         crate::op::Static::Ruling => {
+                            if let Some(r) = self.rulings_read.get_mut(a as usize) {
+                                *r = true;
+                            }
                             self.rulings.get(a as usize).copied() == Some(b as usize)
                         }
                     };
@@ -740,7 +746,6 @@ impl<'p> Vm<'p> {
         Some(match b {
             B::Flag => Value::Bool(*self.flags.get(idx(arg(0))?)?),
             B::Optional => Value::Bool(*self.options.get(idx(arg(0))?)?),
-            B::Ruling => Value::Bool(self.rulings.get(idx(arg(0))?).copied() == Some(idx(arg(1))?)),
             B::Other => match arg(0)? {
                 Value::Side(s) => Value::Side(s.wrapping_add(1) % self.prog.sides.len().max(1) as u8),
                 _ => return None,

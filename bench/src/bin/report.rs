@@ -7,7 +7,7 @@
 
 use kriegsspiel_bench::attack::{Bench, Impl, SITUATIONS};
 use kriegsspiel_bench::timing::{human, median, median_of, ns};
-use kriegsspiel_bench::{games, machine, peter, peter_with_bench, PETER};
+use kriegsspiel_bench::{games, machine, peter, peter_with_bench, playable, PETER};
 use kriegsspiel_runtime::op::Op;
 use kriegsspiel_runtime::state::{State, UnitState};
 use kriegsspiel_runtime::Value;
@@ -121,60 +121,63 @@ fn main() {
     // ------------------------------------------------------------ 2. whole games
     let prog = peter();
     let mut game_14_4 = f64::MAX;
-    for scenario in games::scenarios(&prog) {
-        for seed in 1..=3 {
-            games::play(&prog, &scenario, 1000 + seed); // warm-up
-        }
-        let budget = if quick { Duration::from_millis(500) } else { Duration::from_secs(3) };
-        let (mut times, mut decisions, mut instructions, mut errors) = (Vec::new(), 0u64, 0u64, 0);
-        let start = Instant::now();
-        let mut seed = 0u64;
-        while (start.elapsed() < budget || times.len() < 20) && times.len() < 2000 {
-            seed += 1;
-            let t = Instant::now();
-            let out = games::play(&prog, &scenario, seed);
-            times.push(t.elapsed());
-            decisions += out.stats.decisions;
-            instructions += out.stats.instructions;
-            errors += out.result.is_err() as usize;
-        }
-        let total: Duration = times.iter().sum();
-        let g = times.len() as f64;
-        let med = median(times.clone());
-        if scenario == "14.4" {
-            game_14_4 = ns(med) / 1e6;
-        }
-        let secs = total.as_secs_f64();
-        row(
-            &mut rows,
-            format!("{scenario}: one game, random agents (median of {} seeds)", times.len()),
-            format!("{} (mean {})", human(med), human(total / times.len() as u32)),
-            GAMES,
-        );
-        row(&mut rows, format!("{scenario}: games per second, one core"), format!("{:.0}", g / secs), REPORT);
-        row(
-            &mut rows,
-            format!("{scenario}: decisions per second"),
-            format!("{:.0} ({:.0} per game)", decisions as f64 / secs, decisions as f64 / g),
-            REPORT,
-        );
-        row(
-            &mut rows,
-            format!("{scenario}: VM instructions per second"),
-            format!(
-                "{:.0} M ({:.0} k per game)",
-                instructions as f64 / secs / 1e6,
-                instructions as f64 / g / 1e3
-            ),
-            REPORT,
-        );
-        if errors > 0 {
+    for (label, prog) in playable() {
+        for scenario in games::scenarios(&prog) {
+            let name = format!("{label}{scenario}");
+            for seed in 1..=3 {
+                games::play(&prog, &scenario, 1000 + seed); // warm-up
+            }
+            let budget = if quick { Duration::from_millis(500) } else { Duration::from_secs(3) };
+            let (mut times, mut decisions, mut instructions, mut errors) = (Vec::new(), 0u64, 0u64, 0);
+            let start = Instant::now();
+            let mut seed = 0u64;
+            while (start.elapsed() < budget || times.len() < 20) && times.len() < 2000 {
+                seed += 1;
+                let t = Instant::now();
+                let out = games::play(&prog, &scenario, seed);
+                times.push(t.elapsed());
+                decisions += out.stats.decisions;
+                instructions += out.stats.instructions;
+                errors += out.result.is_err() as usize;
+            }
+            let total: Duration = times.iter().sum();
+            let g = times.len() as f64;
+            let med = median(times.clone());
+            if name == "14.4" {
+                game_14_4 = ns(med) / 1e6;
+            }
+            let secs = total.as_secs_f64();
             row(
                 &mut rows,
-                format!("{scenario}: games ending in a runtime error"),
-                format!("{errors}"),
+                format!("{name}: one game, random agents (median of {} seeds)", times.len()),
+                format!("{} (mean {})", human(med), human(total / times.len() as u32)),
+                GAMES,
+            );
+            row(&mut rows, format!("{name}: games per second, one core"), format!("{:.0}", g / secs), REPORT);
+            row(
+                &mut rows,
+                format!("{name}: decisions per second"),
+                format!("{:.0} ({:.0} per game)", decisions as f64 / secs, decisions as f64 / g),
                 REPORT,
             );
+            row(
+                &mut rows,
+                format!("{name}: VM instructions per second"),
+                format!(
+                    "{:.0} M ({:.0} k per game)",
+                    instructions as f64 / secs / 1e6,
+                    instructions as f64 / g / 1e3
+                ),
+                REPORT,
+            );
+            if errors > 0 {
+                row(
+                    &mut rows,
+                    format!("{name}: games ending in a runtime error"),
+                    format!("{errors}"),
+                    REPORT,
+                );
+            }
         }
     }
 

@@ -35,6 +35,12 @@ fn compile_one(name: &str, text: impl Into<String>) -> kriegsspiel_compiler::Com
     c
 }
 
+/// Play scenario "s" of an inline rulebook with seed 1 (random agents unless given).
+fn play_s(prog: &Program, agents: BTreeMap<String, AgentKind>) -> kriegsspiel_runtime::game::GameOutcome {
+    let o = GameOptions { scenario: "s".into(), seed: 1, agents, ..GameOptions::default() };
+    play(prog, &o).expect("plays")
+}
+
 fn opts(seed: u64, agent: AgentKind) -> GameOptions {
     let mut agents = BTreeMap::new();
     agents.insert("Swedish".to_string(), agent.clone());
@@ -625,9 +631,7 @@ contents { §1.0 "Rules" §2.0 "Watch" }
     let c = compile_one("watch.ks", src);
     assert!(!c.has_errors());
     assert_eq!((c.report.examples_run, c.report.examples_passed), (3, 3));
-    let prog = c.program.expect("compiles");
-    let o = GameOptions { scenario: "s".into(), seed: 1, ..GameOptions::default() };
-    let out = play(&prog, &o).expect("plays");
+    let out = play_s(&c.program.expect("compiles"), BTreeMap::new());
     assert!(out.result.is_ok(), "{:?}", out.result);
     let events = out.log.lines.iter().filter(|l| l.contains("\"type\":\"interrupt\"")).count();
     assert_eq!(events, 3, "one interrupt event per step of the scout");
@@ -673,12 +677,8 @@ contents { §1.0 "Rules" §2.0 "Secrets" }
     let run = |text: &str| {
         let c = compile_one("fog.ks", text);
         assert!(!c.has_errors());
-        let prog = c.program.expect("compiles");
-        let mut agents = BTreeMap::new();
-        agents.insert("A".to_string(), AgentKind::Heuristic);
-        agents.insert("B".to_string(), AgentKind::Heuristic);
-        let o = GameOptions { scenario: "s".into(), seed: 1, agents, ..GameOptions::default() };
-        let out = play(&prog, &o).expect("plays");
+        let agents = ["A", "B"].map(|s| (s.to_string(), AgentKind::Heuristic)).into_iter().collect();
+        let out = play_s(&c.program.expect("compiles"), agents);
         assert!(out.result.is_ok(), "{:?}", out.result);
         out.log.text()
     };
@@ -715,9 +715,7 @@ contents { §1.0 "Rules" }
 "#;
     let c = compile_one("ledger.ks", src);
     assert!(!c.has_errors());
-    let prog = c.program.expect("compiles");
-    let o = GameOptions { scenario: "s".into(), seed: 1, ..GameOptions::default() };
-    let out = play(&prog, &o).expect("plays");
+    let out = play_s(&c.program.expect("compiles"), BTreeMap::new());
     assert_eq!(out.result.expect("ends").winner.as_deref(), Some("A"));
     let bad = src.replace("adjust gold[East] by 1;", "adjust gold[A] by 1;");
     assert!(compile_one("ledger.ks", bad).diagnostics.iter().any(|d| d.code == "E0301"));
@@ -752,9 +750,7 @@ contents { §1.0 "Rules" }
 "#;
     let c = compile_one("rounds.ks", src);
     assert!(!c.has_errors());
-    let prog = c.program.expect("compiles");
-    let o = GameOptions { scenario: "s".into(), seed: 1, ..GameOptions::default() };
-    let out = play(&prog, &o).expect("plays");
+    let out = play_s(&c.program.expect("compiles"), BTreeMap::new());
     assert_eq!(out.result.expect("ends").winner.as_deref(), Some("A"));
     let bad = src.replace("§1.0 sequence { call battle();", "§1.0 sequence { break; call battle();");
     assert!(compile_one("rounds.ks", bad).diagnostics.iter().any(|d| d.code == "E0301"));

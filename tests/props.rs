@@ -90,24 +90,56 @@ fn one_file(text: &str) -> SourceMap {
     sm
 }
 
+/// The files of a rulebook directory as (name, text).
+fn rulebook_files(rel: &str) -> Vec<(String, String)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let sm = load(&dir).unwrap_or_else(|e| panic!("load {rel}: {e}"));
+    sm.ids().map(|id| (sm.name(id).to_string(), sm.text(id).to_string())).collect()
+}
+
 /// Frederick the Great's files, loaded once.
 fn frederick() -> &'static [(String, String)] {
     static FILES: OnceLock<Vec<(String, String)>> = OnceLock::new();
-    FILES.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rulebooks/frederick-the-great");
-        let sm = load(&dir).expect("load Frederick the Great");
-        sm.ids().map(|id| (sm.name(id).to_string(), sm.text(id).to_string())).collect()
-    })
+    FILES.get_or_init(|| rulebook_files("rulebooks/frederick-the-great"))
 }
 
 /// Peter the Great's files, loaded once.
 fn peter() -> &'static [(String, String)] {
     static FILES: OnceLock<Vec<(String, String)>> = OnceLock::new();
-    FILES.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rulebooks/peter-the-great");
-        let sm = load(&dir).expect("load Peter the Great");
-        sm.ids().map(|id| (sm.name(id).to_string(), sm.text(id).to_string())).collect()
-    })
+    FILES.get_or_init(|| rulebook_files("rulebooks/peter-the-great"))
+}
+
+/// A rulebook's files with the mutations applied to the file `file` picks.
+fn mutated(files: &[(String, String)], file: usize, muts: &[Mutation]) -> SourceMap {
+    let target = file % files.len();
+    let mut sm = SourceMap::new();
+    for (i, (name, text)) in files.iter().enumerate() {
+        let mut t = text.clone();
+        if i == target {
+            for m in muts {
+                t = apply(&t, m);
+            }
+        }
+        sm.add(name.as_str(), t);
+    }
+    sm
+}
+
+/// Play a (mutated) program: the game may end in a runtime error (a code starting with
+/// R), or be refused with a message, never panic.
+fn plays_without_panic(
+    prog: &kriegsspiel_runtime::Program,
+    opts: &kriegsspiel_runtime::GameOptions,
+) -> Result<(), TestCaseError> {
+    match kriegsspiel_runtime::play(prog, opts) {
+        Ok(out) => {
+            if let Err(e) = out.result {
+                prop_assert!(e.code.starts_with('R'), "{e}");
+            }
+        }
+        Err(msg) => prop_assert!(!msg.is_empty()),
+    }
+    Ok(())
 }
 
 #[derive(Clone, Debug)]
@@ -219,21 +251,7 @@ proptest! {
         file in any::<usize>(),
         muts in prop::collection::vec(mutation(), 1..4),
     ) {
-        let files = peter();
-        let target = file % files.len();
-        let mut sm = SourceMap::new();
-        for (i, (name, text)) in files.iter().enumerate() {
-            if i == target {
-                let mut t = text.clone();
-                for m in &muts {
-                    t = apply(&t, m);
-                }
-                sm.add(name.as_str(), t);
-            } else {
-                sm.add(name.as_str(), text.as_str());
-            }
-        }
-        check(&sm)?;
+        check(&mutated(peter(), file, &muts))?;
     }
 }
 
@@ -249,19 +267,7 @@ proptest! {
         muts in prop::collection::vec(mutation(), 1..3),
         seed in 0u64..1000,
     ) {
-        let files = peter();
-        let target = file % files.len();
-        let mut sm = SourceMap::new();
-        for (i, (name, text)) in files.iter().enumerate() {
-            let mut t = text.clone();
-            if i == target {
-                for m in &muts {
-                    t = apply(&t, m);
-                }
-            }
-            sm.add(name.as_str(), t);
-        }
-        let c = kriegsspiel_compiler::compile(&sm);
+        let c = kriegsspiel_compiler::compile(&mutated(peter(), file, &muts));
         if let Some(prog) = c.program {
             for scenario in ["14.4", "14.2"] {
                 let opts = kriegsspiel_runtime::GameOptions {
@@ -271,14 +277,7 @@ proptest! {
                     budget: 3_000_000,
                     ..kriegsspiel_runtime::GameOptions::default()
                 };
-                match kriegsspiel_runtime::play(&prog, &opts) {
-                    Ok(out) => {
-                        if let Err(e) = out.result {
-                            prop_assert!(e.code.starts_with('R'), "{e}");
-                        }
-                    }
-                    Err(msg) => prop_assert!(!msg.is_empty()),
-                }
+                plays_without_panic(&prog, &opts)?;
             }
         }
     }
@@ -296,18 +295,7 @@ proptest! {
         muts in prop::collection::vec(mutation(), 1..3),
         seed in 0u64..1000,
     ) {
-        let files = frederick();
-        let target = file % files.len();
-        let mut sm = SourceMap::new();
-        for (i, (name, text)) in files.iter().enumerate() {
-            let mut t = text.clone();
-            if i == target {
-                for m in &muts {
-                    t = apply(&t, m);
-                }
-            }
-            sm.add(name.as_str(), t);
-        }
+        let sm = mutated(frederick(), file, &muts);
         check(&sm)?;
         let c = kriegsspiel_compiler::compile(&sm);
         if let Some(prog) = c.program {
@@ -327,14 +315,7 @@ proptest! {
                 budget: 3_000_000,
                 ..kriegsspiel_runtime::GameOptions::default()
             };
-            match kriegsspiel_runtime::play(&prog, &opts) {
-                Ok(out) => {
-                    if let Err(e) = out.result {
-                        prop_assert!(e.code.starts_with('R'), "{e}");
-                    }
-                }
-                Err(msg) => prop_assert!(!msg.is_empty()),
-            }
+            plays_without_panic(&prog, &opts)?;
         }
     }
 }

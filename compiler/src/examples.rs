@@ -28,15 +28,7 @@ pub fn run_all(p: &Program, examples: &[ExampleData], diags: &mut Vec<Diagnostic
     for ex in examples {
         report.examples_run += 1;
         let expects: Vec<FnId> = ex.expects.iter().map(|e| e.0).collect();
-        let run = ExampleRun {
-            scenario: ex.scenario,
-            places: &ex.places,
-            dice: &ex.dice,
-            calls: ex.calls.iter().map(|&f| (f, Vec::new())).collect(),
-            expects: &expects,
-            rulings: None,
-        };
-        let (outcome, read) = run_example_traced(p, &run);
+        let (outcome, read) = run_example_traced(p, &example_run(ex, &expects, None));
         ruling_sensitivity(p, ex, &expects, matches!(outcome, ExampleOutcome::Passed), &read, diags);
         let mut d = match outcome {
             ExampleOutcome::Passed => {
@@ -70,6 +62,19 @@ pub fn run_all(p: &Program, examples: &[ExampleData], diags: &mut Vec<Diagnostic
     }
 }
 
+/// The runtime's description of an example run, under the given rulings (`None`: the
+/// defaults).
+fn example_run<'a>(ex: &'a ExampleData, expects: &'a [FnId], rulings: Option<Vec<usize>>) -> ExampleRun<'a> {
+    ExampleRun {
+        scenario: ex.scenario,
+        places: &ex.places,
+        dice: &ex.dice,
+        calls: ex.calls.iter().map(|&f| (f, Vec::new())).collect(),
+        expects,
+        rulings,
+    }
+}
+
 /// Run the example under each non-default alternative of each ruling its default run
 /// read (a run is deterministic, so an alternative of a ruling it never read cannot
 /// change it); report W0005 where passing or failing changes with the reading.
@@ -92,14 +97,7 @@ fn ruling_sensitivity(
             }
             let mut chosen = defaults.clone();
             chosen[ri] = ai;
-            let run = ExampleRun {
-                scenario: ex.scenario,
-                places: &ex.places,
-                dice: &ex.dice,
-                calls: ex.calls.iter().map(|&f| (f, Vec::new())).collect(),
-                expects,
-                rulings: Some(chosen),
-            };
+            let run = example_run(ex, expects, Some(chosen));
             let alt_passed = matches!(run_example(p, &run), ExampleOutcome::Passed);
             if alt_passed == passed {
                 continue;

@@ -195,15 +195,7 @@ impl<'p> Vm<'p> {
             }
             Builtin::HexsideSum => {
                 let (x, y) = (hex(a(0))?, hex(a(1))?);
-                let attr = idx(a(2))?;
-                let mask = Board::side_mask(&self.prog.map, &self.board, x, y);
-                let mut sum = 0i64;
-                for (f, def) in self.prog.hexsides.iter().enumerate() {
-                    if f < 32 && mask & (1 << f) != 0 {
-                        sum += def.attrs.get(attr).copied().unwrap_or(0);
-                    }
-                }
-                Value::Int(sum)
+                Value::Int(self.hexside_sum(x, y, idx(a(2))?))
             }
             Builtin::Turn => Value::Int(self.state.turn),
             Builtin::Phasing => Value::Side(self.state.phasing),
@@ -472,12 +464,43 @@ impl<'p> Vm<'p> {
         cost_f: crate::program::FnId,
         stops: Option<&[bool]>,
     ) -> Exec<Vec<geo::Reach>> {
-        let grid = self.board.grid.clone();
         let minimum = match self.prog.hooks.move_minimum {
             Some(f) => as_int(self.call(f, &[])?)?.clamp(0, i32::MAX as i64) as i32,
             None => 0,
         };
         let memo = self.memo_prepare(cost_f, u);
+        self.hooked_search(start, allowance, minimum, stops, |vm, from, to, dir| {
+            vm.memo_cost(memo, cost_f, u, from.0, to.0, dir)
+        })
+    }
+
+    /// The sum of hexside attribute `attr` over the features of the hexside between
+    /// `x` and `y` (0 when they are not adjacent).
+    #[inline]
+    pub(crate) fn hexside_sum(&self, x: u32, y: u32, attr: usize) -> i64 {
+        let mask = Board::side_mask(&self.prog.map, &self.board, x, y);
+        let mut sum = 0i64;
+        for (f, def) in self.prog.hexsides.iter().enumerate() {
+            if f < 32 && mask & (1 << f) != 0 {
+                sum += def.attrs.get(attr).copied().unwrap_or(0);
+            }
+        }
+        sum
+    }
+
+    /// A cost-bounded search from `start` whose step costs come from rulebook code
+    /// (`step(vm, from, to, dir)`: an `Int`, negative forbids the step). The first
+    /// runtime error stops the search and is returned; a cost below a positive
+    /// `minimum` is R0014. Hexes in `stops` are reached but not passed through.
+    pub(crate) fn hooked_search(
+        &mut self,
+        start: u32,
+        allowance: i32,
+        minimum: i32,
+        stops: Option<&[bool]>,
+        mut step: impl FnMut(&mut Self, Hex, Hex, u8) -> Exec<Value>,
+    ) -> Exec<Vec<geo::Reach>> {
+        let grid = self.board.grid.clone();
         let mut scratch = std::mem::take(&mut self.board.scratch);
         let mut err: Option<Halt> = None;
         let mut reach = Vec::new();
@@ -488,7 +511,7 @@ impl<'p> Vm<'p> {
                 if err1.is_some() {
                     return None;
                 }
-                match this.memo_cost(memo, cost_f, u, from.0, to.0, dir) {
+                match step(this, from, to, dir) {
                     Ok(Value::Int(c)) if c >= 0 && c < minimum as i64 => {
                         *err1 = Some(Halt::Error(RuntimeError::new(
                             "R0014",

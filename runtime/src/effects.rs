@@ -254,9 +254,7 @@ impl<'p> Vm<'p> {
             }
             Op::IsClass { dst, u, class } => {
                 let u = self.unit_of(self.reg(base, u))?;
-                let t = self.prog.counters[u as usize].unit_type as usize;
-                let mask = self.prog.unit_types.get(t).map(|t| t.classes).unwrap_or(0);
-                self.set_reg(base, dst, Value::Bool(class < 64 && mask & (1u64 << class) != 0));
+                self.set_reg(base, dst, Value::Bool(self.prog.unit_has_class(u, class)));
             }
             Op::HasMarker { dst, obj, marker } => {
                 let bit = 1u64 << (marker as u64 % 64);

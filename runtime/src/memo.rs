@@ -493,13 +493,13 @@ fn view(prog: &Program, f: FnId, params: &[Reg], mask: &mut View, stack: &mut Ve
                 mask.unit_type |= t(&tainted, *obj);
                 &[]
             }
-            Op::IsClass { u, class, .. } => {
+            Op::IsClass { u, class, .. } | Op::BrClass { u, class, .. } => {
                 if t(&tainted, *u) {
                     mask.classes |= 1u64 << (*class as u64 % 64);
                 }
                 &[]
             }
-            Op::HasMarker { obj, marker, .. } => {
+            Op::HasMarker { obj, marker, .. } | Op::BrMarker { obj, marker, .. } => {
                 if t(&tainted, *obj) {
                     mask.markers |= 1u64 << (*marker as u64 % 64);
                 }
@@ -542,18 +542,6 @@ fn view(prog: &Program, f: FnId, params: &[Reg], mask: &mut View, stack: &mut Ve
             Op::BrCmp { a, b, .. } => {
                 if t(&tainted, *a) || t(&tainted, *b) {
                     return None;
-                }
-                &[]
-            }
-            Op::BrClass { u, class, .. } => {
-                if t(&tainted, *u) {
-                    mask.classes |= 1u64 << (*class as u64 % 64);
-                }
-                &[]
-            }
-            Op::BrMarker { obj, marker, .. } => {
-                if t(&tainted, *obj) {
-                    mask.markers |= 1u64 << (*marker as u64 % 64);
                 }
                 &[]
             }

@@ -378,6 +378,15 @@ impl Program {
     pub fn string(&self, id: u32) -> &str {
         self.strings.get(id as usize).map(|s| s.as_str()).unwrap_or("?")
     }
+    /// Does counter `u`'s unit type belong to class `class`? (False for an unknown
+    /// counter or class.)
+    #[inline]
+    pub fn unit_has_class(&self, u: u16, class: u8) -> bool {
+        let t = self.counters.get(u as usize).map(|c| c.unit_type as usize).unwrap_or(0);
+        let mask = self.unit_types.get(t).map(|t| t.classes).unwrap_or(0);
+        class < 64 && mask & (1u64 << class) != 0
+    }
+
     pub fn rating_index(&self, name: &str) -> Option<usize> {
         self.ratings.iter().position(|r| r.name == name)
     }

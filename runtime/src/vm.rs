@@ -478,11 +478,7 @@ impl<'p> Vm<'p> {
                 }
                 Op::BrClass { u, class, to, when } => {
                     let holds = match r!(u) {
-                        Value::Unit(u) => {
-                            let t = prog.counters.get(u as usize).map(|c| c.unit_type as usize).unwrap_or(0);
-                            let mask = prog.unit_types.get(t).map(|t| t.classes).unwrap_or(0);
-                            class < 64 && mask & (1u64 << class) != 0
-                        }
+                        Value::Unit(u) => prog.unit_has_class(u, class),
                         other => {
                             return Err(self.located(
                                 f,
@@ -605,11 +601,7 @@ impl<'p> Vm<'p> {
                 }
                 Op::IsClass { dst, u, class } => {
                     let v = match r!(u) {
-                        Value::Unit(u) => {
-                            let t = prog.counters.get(u as usize).map(|c| c.unit_type as usize).unwrap_or(0);
-                            let mask = prog.unit_types.get(t).map(|t| t.classes).unwrap_or(0);
-                            class < 64 && mask & (1u64 << class) != 0
-                        }
+                        Value::Unit(u) => prog.unit_has_class(u, class),
                         other => {
                             return Err(self.located(
                                 f,
@@ -770,15 +762,7 @@ impl<'p> Vm<'p> {
             }
             B::HexsideSum => {
                 let (x, y) = hex2()?;
-                let attr = idx(arg(2))?;
-                let mask = Board::side_mask(&self.prog.map, &self.board, x, y);
-                let mut sum = 0i64;
-                for (f, def) in self.prog.hexsides.iter().enumerate() {
-                    if f < 32 && mask & (1 << f) != 0 {
-                        sum += def.attrs.get(attr).copied().unwrap_or(0);
-                    }
-                }
-                Value::Int(sum)
+                Value::Int(self.hexside_sum(x, y, idx(arg(2))?))
             }
             B::InRegion => match arg(0)? {
                 Value::Hex(h) => {

@@ -6,9 +6,7 @@ use crate::error::RuntimeError;
 use crate::program::FnId;
 use crate::state::OFF_MAP;
 use crate::value::Value;
-use crate::vm::{Exec, Halt, Vm};
-use kriegsspiel_geo as geo;
-use kriegsspiel_geo::Hex;
+use crate::vm::{Exec, Vm};
 
 impl Vm<'_> {
     /// Hexes reachable from unit `u`'s hex for at most `budget`, each step `a -> b`
@@ -23,41 +21,9 @@ impl Vm<'_> {
             let l = self.new_list();
             return Ok(Value::List(l));
         }
-        let grid = self.board.grid.clone();
-        let mut scratch = std::mem::take(&mut self.board.scratch);
-        let mut err: Option<Halt> = None;
-        let mut reach = Vec::new();
-        {
-            let err1 = &mut err;
-            let this = &mut *self;
-            let cost = |from: Hex, to: Hex, _dir: u8| -> Option<i32> {
-                if err1.is_some() {
-                    return None;
-                }
-                match this.call(f, &[Value::Unit(u), Value::Hex(from.0), Value::Hex(to.0)]) {
-                    Ok(Value::Int(c)) if c >= 0 => Some(c.min(i32::MAX as i64) as i32),
-                    Ok(_) => None,
-                    Err(e) => {
-                        *err1 = Some(e);
-                        None
-                    }
-                }
-            };
-            geo::reachable_bounded_into(
-                &grid,
-                Hex(start),
-                budget,
-                0,
-                cost,
-                |_| false,
-                &mut scratch,
-                &mut reach,
-            );
-        }
-        self.board.scratch = scratch;
-        if let Some(e) = err {
-            return Err(e);
-        }
+        let reach = self.hooked_search(start, budget, 0, None, |vm, from, to, _| {
+            vm.call(f, &[Value::Unit(u), Value::Hex(from.0), Value::Hex(to.0)])
+        })?;
         let l = self.new_list();
         self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
         Ok(Value::List(l))

@@ -116,8 +116,18 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// Load and compile; prints diagnostics. Err(exit code) when unreadable.
+/// Load and compile as `check` does; prints diagnostics. Err(exit code) when unreadable.
 fn build(path: &std::path::Path, format: Format) -> Result<(SourceMap, Compilation), u8> {
+    build_config(path, format, None)
+}
+
+/// Load and compile, with these optional layers in play when `options` is given (the
+/// configuration a run plays); prints diagnostics.
+fn build_config(
+    path: &std::path::Path,
+    format: Format,
+    options: Option<&[String]>,
+) -> Result<(SourceMap, Compilation), u8> {
     let sources = match load(path) {
         Ok(s) => s,
         Err(e) => {
@@ -125,7 +135,10 @@ fn build(path: &std::path::Path, format: Format) -> Result<(SourceMap, Compilati
             return Err(2);
         }
     };
-    let c = compile(&sources);
+    let c = match options {
+        Some(on) => kriegsspiel_compiler::compile_with(&sources, on),
+        None => compile(&sources),
+    };
     if format == Format::Human {
         for d in &c.diagnostics {
             eprint!("{}", d.render(&sources));
@@ -164,6 +177,9 @@ fn cmd_check(path: &std::path::Path, text: Option<&std::path::Path>, format: For
                         }
                         kriegsspiel_compiler::ContentStatus::Waived(w) => {
                             kriegsspiel_text::EncodedStatus::Waived(w.clone())
+                        }
+                        kriegsspiel_compiler::ContentStatus::Superseded(by) => {
+                            kriegsspiel_text::EncodedStatus::Waived(format!("superseded by §{by}"))
                         }
                         kriegsspiel_compiler::ContentStatus::Missing => {
                             kriegsspiel_text::EncodedStatus::Listed
@@ -241,7 +257,7 @@ fn cmd_run(
     profile: bool,
     invariants: bool,
 ) -> u8 {
-    let (_, c) = match build(path, Format::Human) {
+    let (_, c) = match build_config(path, Format::Human, Some(options)) {
         Ok(x) => x,
         Err(code) => return code,
     };

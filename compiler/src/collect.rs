@@ -335,7 +335,13 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
 
     // Optional rules.
     for d in decls {
-        if let DeclKind::OptionRule { name, title } = &d.kind {
+        let opt = match &d.kind {
+            DeclKind::OptionRule { name, title } => Some((name, title)),
+            // An optional layer is an optional rule: `optional(name)`, `--option name`.
+            DeclKind::Layer { name, title, optional: true, .. } => Some((name, title)),
+            _ => None,
+        };
+        if let Some((name, title)) = opt {
             let para = first_para(d);
             if env.declare("option", name, diags, &para) {
                 env.options.push(name.name.clone());

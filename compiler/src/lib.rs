@@ -10,6 +10,7 @@ mod contents;
 mod env;
 mod examples;
 mod func;
+mod layers;
 mod map;
 mod points;
 mod report;
@@ -63,19 +64,114 @@ pub fn load(path: &Path) -> Result<SourceMap, String> {
     Ok(sources)
 }
 
-/// Compile every file of `sources` as one rulebook.
+/// Compile every file of `sources` as one rulebook, as `check` does: the program is the
+/// default configuration (every layer that is not optional); each optional layer with
+/// declarations of its own is compiled too, with its examples, so that its errors are
+/// reported and its paragraphs count in the coverage.
 pub fn compile(sources: &SourceMap) -> Compilation {
+    compile_config(sources, None)
+}
+
+/// Compile the configuration with these optional layers (`option`s and optional
+/// `layer`s) in play, as `run --option NAME` does. Unknown names are left to
+/// `runtime::play`, which lists the options there are.
+pub fn compile_with(sources: &SourceMap, options_on: &[String]) -> Compilation {
+    compile_config(sources, Some(options_on))
+}
+
+fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
     let (book, mut diags) = kriegsspiel_dsl::parse_all(sources);
     if diags.iter().any(|d| d.is_error()) {
         return Compilation { program: None, diagnostics: diags, report: Report::default() };
     }
-    let out = collect::compile_book(&book, &mut diags);
+    let layers = layers::collect(&book, &mut diags);
+    let sups = if diags.iter().any(|d| d.is_error()) { Vec::new() } else { layers::check(&book, &layers, &mut diags) };
+    if diags.iter().any(|d| d.is_error()) {
+        // A broken layer structure has no configuration to compile.
+        return Compilation { program: None, diagnostics: diags, report: Report::default() };
+    }
+    let active = layers.active(on.unwrap_or(&[]));
+    // A run's configuration with optional layers switched on keeps no examples: each
+    // example is `check`'s, run in the configuration of its own layer.
+    let examples_of = match on {
+        Some(list) if !list.is_empty() => Some(usize::MAX),
+        _ => None,
+    };
+    let main = layers::select(&book, &layers, &active, examples_of);
+    let (mut program, mut report, mut encoded) =
+        compile_one(&main, &mut diags, |p| layer_info(p, &book, &layers, &active, &main));
+    if on.is_none() {
+        for (li, l) in layers.defs.iter().enumerate() {
+            if !l.optional || !l.has_decls {
+                continue;
+            }
+            let act = layers.active(std::slice::from_ref(&l.name));
+            let b = layers::select(&book, &layers, &act, Some(li));
+            let mut more = Vec::new();
+            let (_, r, enc) = compile_one(&b, &mut more, |p| layer_info(p, &book, &layers, &act, &b));
+            for d in more {
+                let dup =
+                    diags.iter().any(|x| x.code == d.code && x.span == d.span && x.message == d.message);
+                if !dup {
+                    diags.push(d);
+                }
+            }
+            report.examples_run += r.examples_run;
+            report.examples_passed += r.examples_passed;
+            encoded.extend(enc);
+        }
+    }
+    // Coverage over every configuration compiled; paragraphs superseded by a layer
+    // always in play count as superseded unless something in play still encodes them.
+    let superseded = layers::superseded(&book, &layers, &sups);
+    report.encoded.clear();
+    report.missing.clear();
+    report.superseded.clear();
+    for (number, _, status) in report.contents.iter_mut() {
+        if matches!(status, ContentStatus::Waived(_)) {
+            continue;
+        }
+        *status = if encoded.contains(number.as_str()) {
+            report.encoded.push(number.clone());
+            ContentStatus::Encoded
+        } else if let Some(by) = superseded.get(number.as_str()) {
+            report.superseded.push((number.clone(), by.clone()));
+            ContentStatus::Superseded(by.clone())
+        } else {
+            report.missing.push(number.clone());
+            ContentStatus::Missing
+        };
+    }
+    if layers.defs.len() > 1 {
+        report.layers = layers.defs.iter().map(|l| (l.name.clone(), l.title.clone(), l.optional)).collect();
+    }
+    report.supersessions = sups;
+    if diags.iter().any(|d| d.is_error()) {
+        program = None;
+    }
+    diags.sort_by_key(|d| (std::cmp::Reverse(d.severity), d.span.file, d.span.start));
+    Compilation { program, diagnostics: diags, report }
+}
+
+/// Compile one configuration's declarations, verify, run its examples. Returns the
+/// program (if no errors), the report, and the paragraphs it encodes.
+fn compile_one(
+    book: &kriegsspiel_dsl::ast::Rulebook,
+    diags: &mut Vec<Diagnostic>,
+    finish: impl FnOnce(&mut Program),
+) -> (Option<Program>, Report, std::collections::BTreeSet<String>) {
+    let out = collect::compile_book(book, diags);
     let mut report = out.report;
+    let encoded = report.encoded.iter().cloned().collect();
     let program = if diags.iter().any(|d| d.is_error()) {
         None
     } else {
         match kriegsspiel_runtime::verify::verify(&out.program) {
-            Ok(()) => Some(out.program),
+            Ok(()) => {
+                let mut p = out.program;
+                finish(&mut p);
+                Some(p)
+            }
             Err(e) => {
                 diags.push(Diagnostic::error(
                     "E0901",
@@ -87,8 +183,51 @@ pub fn compile(sources: &SourceMap) -> Compilation {
         }
     };
     if let Some(p) = &program {
-        examples::run_all(p, &out.examples, &mut diags, &mut report);
+        examples::run_all(p, &out.examples, diags, &mut report);
     }
-    diags.sort_by_key(|d| (std::cmp::Reverse(d.severity), d.span.file, d.span.start));
-    Compilation { program, diagnostics: diags, report }
+    (program, report, encoded)
+}
+
+/// Record the layers in a program: which are in play, and the layer of each paragraph
+/// (the highest that anchors it), for the log.
+fn layer_info(
+    p: &mut Program,
+    book: &kriegsspiel_dsl::ast::Rulebook,
+    layers: &layers::Layers,
+    active: &[bool],
+    main: &kriegsspiel_dsl::ast::Rulebook,
+) {
+    let declared = |name: &str| {
+        book.decls.iter().any(
+            |d| matches!(&d.kind, kriegsspiel_dsl::ast::DeclKind::Layer { name: n, .. } if n.name == name),
+        )
+    };
+    p.layers = layers
+        .defs
+        .iter()
+        .zip(active.iter())
+        .map(|(l, &a)| kriegsspiel_runtime::program::LayerInfo {
+            name: l.name.clone(),
+            title: l.title.clone(),
+            optional: l.optional,
+            active: a,
+            has_decls: l.has_decls,
+            declared: declared(&l.name),
+        })
+        .collect();
+    // Which layer each paragraph comes from (the highest that anchors it).
+    let mut of: std::collections::BTreeMap<String, u8> = Default::default();
+    for d in &main.decls {
+        let li = d.layer.as_ref().and_then(|l| layers.index(&l.name)).unwrap_or(0) as u8;
+        if li == 0 {
+            continue;
+        }
+        for a in &d.anchors {
+            let e = of.entry(a.text.clone()).or_insert(li);
+            *e = (*e).max(li);
+        }
+    }
+    if !of.is_empty() {
+        p.para_layer = p.paragraphs.iter().map(|x| of.get(x).copied().unwrap_or(0)).collect();
+    }
 }

@@ -139,7 +139,13 @@ fn witness_expr(cond: &Expr) -> Option<Expr> {
         None => broken,
     };
     Some(Expr {
-        kind: ExprKind::Quant { q: Quant::Filter, var: var.clone(), iter: iter.clone(), filter: Some(Box::new(keep)), body: None },
+        kind: ExprKind::Quant {
+            q: Quant::Filter,
+            var: var.clone(),
+            iter: iter.clone(),
+            filter: Some(Box::new(keep)),
+            body: None,
+        },
         span,
     })
 }
@@ -164,9 +170,15 @@ fn compile_invariants(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>
                             Diagnostic::error(
                                 "E0602",
                                 p.span,
-                                format!("no `phase {}` statement: invariant `{}` would never be checked", p.name, name.name),
+                                format!(
+                                    "no `phase {}` statement: invariant `{}` would never be checked",
+                                    p.name, name.name
+                                ),
                             )
-                            .with_note(format!("phases: {}", if known.is_empty() { "none".into() } else { known.join(", ") }))
+                            .with_note(format!(
+                                "phases: {}",
+                                if known.is_empty() { "none".into() } else { known.join(", ") }
+                            ))
                             .with_paragraph(para.clone()),
                         );
                         continue;
@@ -190,7 +202,8 @@ fn compile_invariants(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>
         let o = fc.expr(cond);
         if !o.ty.fits(&Ty::Bool) {
             fc.cx.diags.push(
-                Diagnostic::error("E0303", cond.span, "an invariant must be Bool").with_paragraph(para.clone()),
+                Diagnostic::error("E0303", cond.span, "an invariant must be Bool")
+                    .with_paragraph(para.clone()),
             );
         }
         fc.ret(o.reg);
@@ -209,6 +222,13 @@ fn compile_invariants(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>
             (functions.len() - 1) as u32
         });
         let paras = d.anchors.iter().map(|a| cx.env.para(&a.text)).collect();
-        prog.invariants.push(InvariantDef { name: name.name.clone(), text: text.clone(), at, cond: ci, witnesses, paras });
+        prog.invariants.push(InvariantDef {
+            name: name.name.clone(),
+            text: text.clone(),
+            at,
+            cond: ci,
+            witnesses,
+            paras,
+        });
     }
 }

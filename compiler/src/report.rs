@@ -20,12 +20,20 @@ pub struct Report {
     pub invariants: Vec<(String, Vec<String>)>,
     /// Contents entries (number, title, status) for `--text` coverage.
     pub contents: Vec<(String, String, ContentStatus)>,
+    /// Layers (name, title, optional), the base first; empty without layers or options.
+    pub layers: Vec<(String, String, bool)>,
+    /// Every `replaces`, `amends` and `waives`, with both sides' paragraphs.
+    pub supersessions: Vec<crate::layers::Supersession>,
+    /// Paragraphs superseded by a layer always in play: (paragraph, by paragraph).
+    pub superseded: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub enum ContentStatus {
     Encoded,
     Waived(String),
+    /// Superseded by a higher layer: the paragraph that supersedes it.
+    Superseded(String),
     Missing,
 }
 
@@ -36,15 +44,42 @@ impl Report {
         let mut s = String::new();
         s.push_str(&format!("{}\n", self.title));
         s.push_str(&format!(
-            "  paragraphs: {} in contents — {} encoded ({:.1}%), {} waived ({:.1}%), {} missing ({:.1}%)\n",
+            "  paragraphs: {} in contents — {} encoded ({:.1}%), {} waived ({:.1}%), {}{} missing ({:.1}%)\n",
             self.paragraphs,
             self.encoded.len(),
             pct(self.encoded.len()),
             self.waived.len(),
             pct(self.waived.len()),
+            if self.superseded.is_empty() {
+                String::new()
+            } else {
+                format!("{} superseded ({:.1}%), ", self.superseded.len(), pct(self.superseded.len()))
+            },
             self.missing.len(),
             pct(self.missing.len())
         ));
+        if self.layers.iter().skip(1).any(|l| !l.2) || !self.supersessions.is_empty() {
+            let names: Vec<String> = self
+                .layers
+                .iter()
+                .map(|(n, _, opt)| if *opt { format!("{n} (optional)") } else { n.clone() })
+                .collect();
+            s.push_str(&format!("  layers: {}\n", names.join(", ")));
+        }
+        if !self.supersessions.is_empty() {
+            s.push_str(&format!("  supersessions: {}\n", self.supersessions.len()));
+            for x in &self.supersessions {
+                let paras = |v: &[String]| v.iter().map(|p| format!("§{p}")).collect::<Vec<_>>().join(" ");
+                s.push_str(&format!(
+                    "    {} {} {} ({}) [layer {}]\n",
+                    paras(&x.by),
+                    x.how,
+                    x.what,
+                    paras(&x.of),
+                    x.layer
+                ));
+            }
+        }
         s.push_str(&format!("  supplied items: {}\n", self.supplied.len()));
         for (what, reason, para) in &self.supplied {
             s.push_str(&format!("    §{para} {what}: {reason}\n"));

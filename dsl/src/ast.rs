@@ -82,6 +82,17 @@ pub struct Decl {
     pub anchors: Vec<Anchor>,
     pub kind: DeclKind,
     pub span: Span,
+    /// The layer of its file (`in layer NAME;` above it), if any: else the base layer.
+    pub layer: Option<Ident>,
+    /// `replaces` / `amends` written before the declaration, with the keyword's span.
+    pub supersede: Option<(Supersede, Span)>,
+}
+
+/// What a declaration of a higher layer does to the lower one of the same name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Supersede {
+    Replaces,
+    Amends,
 }
 
 /// Where an invariant is checked, with the names it binds.
@@ -191,6 +202,20 @@ pub enum DeclKind {
         params: Vec<Param>,
         when: Expr,
         body: Block,
+    },
+    /// `layer campaign "Campaign rules" above battle optional;`: a layer of rules over
+    /// lower ones (the base layer, `base`, holds every declaration outside a layer).
+    Layer {
+        name: Ident,
+        title: String,
+        above: Vec<Ident>,
+        optional: bool,
+    },
+    /// `waives §S[59.] "reason";`: those paragraphs of a lower layer have no effect once
+    /// this declaration's layer is in play.
+    Waives {
+        targets: Vec<Anchor>,
+        reason: String,
     },
     /// `invariant NAME "text" after phase Combat(s): COND;`: a rule's "must", checked by
     /// the VM at the point named.

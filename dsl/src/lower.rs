@@ -32,7 +32,7 @@ pub fn parse_file(file: FileId, text: &str) -> Result<Rulebook, Vec<Diagnostic>>
             return Err(vec![syntax_error::convert(file, text, e)]);
         }
     };
-    let mut l = Lowerer { file, diags: Vec::new(), depth: 0, trivia: trivia_runs(text) };
+    let mut l = Lowerer { file, diags: Vec::new(), depth: 0, trivia: trivia_runs(text), layer: None };
     let mut book = Rulebook::default();
     for p in pairs {
         // `file` contains `item*` and `EOI`.
@@ -77,6 +77,8 @@ struct Lowerer {
     depth: u32,
     /// Maximal runs of whitespace and comments, in order (see [`trivia_runs`]).
     trivia: Vec<(usize, usize)>,
+    /// The layer named by the last `in layer NAME;` of the file.
+    layer: Option<Ident>,
 }
 
 impl Lowerer {
@@ -223,6 +225,7 @@ impl Lowerer {
                     book.contents.push(self.contents_entry(e));
                 }
             }
+            Rule::layer_use => self.layer = Some(self.ident(Kids::of(inner).next())),
             _ => book.decls.push(self.anchored(inner)),
         }
     }
@@ -256,15 +259,20 @@ impl Lowerer {
         let span = self.span(&p);
         let mut anchors = Vec::new();
         let mut decl = None;
+        let mut supersede = None;
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::anchor => anchors.push(self.anchor(c)),
+                Rule::supersede => {
+                    let how = if c.as_str() == "amends" { Supersede::Amends } else { Supersede::Replaces };
+                    supersede = Some((how, self.span(&c)));
+                }
                 _ => decl = Some(c),
             }
         }
         let decl = decl.expect("grammar and lowering disagree: anchored without decl");
         let kind = self.decl(Kids::of(decl).next());
-        Decl { anchors, kind, span }
+        Decl { anchors, kind, span, layer: self.layer.clone(), supersede }
     }
 
     fn decl(&mut self, p: P) -> DeclKind {
@@ -376,6 +384,24 @@ impl Lowerer {
                 let when = self.expr(k.next());
                 let body = self.block(k.next());
                 DeclKind::Interrupt { name, params, when, body }
+            }
+            Rule::layer_decl => {
+                let name = self.ident(k.next());
+                let title = self.string(k.next());
+                let above = k.opt(Rule::layer_above).map(|a| self.ident_list(Kids::of(a).next())).unwrap_or_default();
+                let optional = k.opt(Rule::layer_optional).is_some();
+                DeclKind::Layer { name, title, above, optional }
+            }
+            Rule::waives_decl => {
+                let mut targets = Vec::new();
+                let mut reason = String::new();
+                for c in k.rest() {
+                    match c.as_rule() {
+                        Rule::anchor => targets.push(self.anchor(c)),
+                        _ => reason = self.string(c),
+                    }
+                }
+                DeclKind::Waives { targets, reason }
             }
             Rule::invariant_decl => {
                 let name = self.ident(k.next());

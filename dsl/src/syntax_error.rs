@@ -37,6 +37,10 @@ const DECL_KWS: &[&str] = &[
     "trigger",
     "interrupt",
     "invariant",
+    "layer",
+    "waives",
+    "replaces",
+    "amends",
     "hidden",
     "ruling",
     "example",
@@ -125,9 +129,15 @@ const KEYWORDS: &[&str] = &[
 fn phrase(rule: Rule) -> Option<(&'static str, &'static [&'static str])> {
     use Rule::*;
     Some(match rule {
-        decl => ("a declaration after the anchor (table, unit, procedure, ...)", DECL_KWS),
+        decl | supersede => ("a declaration after the anchor (table, unit, procedure, ...)", DECL_KWS),
         stmt | stmt_body => ("a statement", STMT_KWS),
         block => ("a block `{ ... }`", &["{"]),
+        layer_use => ("`in layer NAME;`", &["in"]),
+        // pest folds the failed alternatives of a top-level item into the item itself.
+        item => (
+            "a paragraph anchor like §7.1.2 (a declaration), a `rulebook` header, a `contents` block or `in layer NAME;`",
+            &["§", "rulebook", "contents", "in"],
+        ),
         anchor => ("a paragraph anchor like §7.1.2", &["§"]),
         anchor_body | rule_ref | part_ref | dotted_ref => {
             ("a paragraph number like 7.1.2, Rule 11.F or [45.] right after `§`", &["Rule", "["])

@@ -41,12 +41,21 @@ impl<'p> Vm<'p> {
     }
 
     fn ctx(&self) -> Json {
-        json!({
+        let mut j = json!({
             "turn": self.state.turn,
             "phase": self.phase_name(),
             "side": self.prog.sides.get(self.state.phasing as usize),
             "para": self.prog.para(self.cur_para),
-        })
+        });
+        // Events of a rule from a layer above the base name the layer.
+        if let Some(&l) = self.prog.para_layer.get(self.cur_para as usize) {
+            if l != 0 {
+                if let (Json::Object(m), Some(info)) = (&mut j, self.prog.layers.get(l as usize)) {
+                    m.insert("layer".into(), json!(info.name));
+                }
+            }
+        }
+        j
     }
 
     fn phase_name(&self) -> &str {

@@ -113,7 +113,20 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
     }
     let rulings = resolve_rulings(prog, &opts.rulings)?;
     let mut options = vec![false; prog.options.len()];
+    // An optional layer compiled in is in play; one with declarations of its own that
+    // was not compiled in cannot be.
+    for (i, o) in prog.options.iter().enumerate() {
+        if prog.layers.iter().any(|l| l.name == o.name && l.active) {
+            options[i] = true;
+        }
+    }
     for name in &opts.options {
+        if prog.layers.iter().any(|l| &l.name == name && l.has_decls && !l.active) {
+            return Err(format!(
+                "optional rule {name:?} is a layer with declarations of its own: compile the rulebook with it \
+                 in play (kriegsspiel run --option {name} does)"
+            ));
+        }
         match prog.options.iter().position(|o| &o.name == name) {
             Some(i) => options[i] = true,
             None => {
@@ -169,6 +182,16 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
                 "supplied": supplied,
             }),
         );
+        // Rulebooks with declared layers: the layers in play, lowest first.
+        if prog.layers.iter().any(|l| l.declared) {
+            let layers: Vec<serde_json::Value> = prog
+                .layers
+                .iter()
+                .filter(|l| l.active)
+                .map(|l| json!({ "layer": l.name, "title": l.title }))
+                .collect();
+            log.event("layers", json!({ "layers": layers }));
+        }
     }
     let mut vm = Vm::new(prog, state, si, opts.seed, agents, log, rulings, opts.budget);
     vm.options = options;
@@ -268,6 +291,12 @@ pub fn run_example_traced(prog: &Program, ex: &ExampleRun) -> (ExampleOutcome, V
     };
     let mut vm = Vm::new(prog, state, si, 0, agents, Log::new(false), rulings, 10_000_000);
     vm.forced_dice = ex.dice.iter().copied().collect();
+    // Optional layers compiled in are in play in their examples.
+    for (i, o) in prog.options.iter().enumerate() {
+        if prog.layers.iter().any(|l| l.name == o.name && l.active) {
+            vm.options[i] = true;
+        }
+    }
     for (f, args) in &ex.calls {
         match vm.call(*f, args) {
             Ok(_) => {}

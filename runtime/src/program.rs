@@ -57,6 +57,13 @@ pub struct Program {
     /// Optional rules (`option` declarations), off unless a run switches them on.
     #[serde(default)]
     pub options: Vec<OptionDef>,
+    /// The rulebook's layers (the base layer first), and which were compiled in.
+    #[serde(default)]
+    pub layers: Vec<LayerInfo>,
+    /// Per paragraph (parallel to `paragraphs`): index into `layers` of the layer whose
+    /// declarations anchor it (0, the base, when none or no layers).
+    #[serde(default)]
+    pub para_layer: Vec<u8>,
     /// Cups of values drawn without replacement (`cup` declarations).
     #[serde(default)]
     pub cups: Vec<CupDef>,
@@ -287,6 +294,20 @@ pub struct InterruptDef {
     pub cond: FnId,
     pub body: FnId,
     pub para: ParaId,
+}
+
+/// A layer of rules (language.md 6.15e). A program is compiled for one set of layers in
+/// play (`active`); an optional layer with declarations of its own must be compiled in
+/// to be played.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LayerInfo {
+    pub name: String,
+    pub title: String,
+    pub optional: bool,
+    pub active: bool,
+    pub has_decls: bool,
+    /// Declared with `layer` (not only an `option`).
+    pub declared: bool,
 }
 
 /// Where an invariant is checked. A phase is named by its string id.

@@ -68,6 +68,8 @@ pub struct Vm<'p> {
     pub(crate) budget_start: u64,
     depth: u32,
     pub(crate) in_trigger: bool,
+    /// Inside a `sealed` block: its decisions so far (by, what, choice), for the reveal.
+    pub(crate) sealed: Option<Vec<serde_json::Value>>,
     /// Check the rulebook's invariants at their points (on unless switched off).
     pub(crate) check_invariants: bool,
     /// An interrupt body is running (interrupts do not nest).
@@ -139,6 +141,7 @@ impl<'p> Vm<'p> {
             budget_start: budget,
             depth: 0,
             in_trigger: false,
+            sealed: None,
             check_invariants: !prog.invariants.is_empty(),
             in_interrupt: false,
             view: None,
@@ -239,6 +242,13 @@ impl<'p> Vm<'p> {
         }
         let n = argc.min(func.slots as usize);
         self.regs.copy_within(args..args + n, base);
+        // Under debug assertions (tests) the rest of the frame is cleared: bytecode that
+        // reads a register before writing it (only corrupted bytecode can) then reads
+        // nothing, the same every time, and the memo's recompute check stays meaningful.
+        #[cfg(debug_assertions)]
+        for r in &mut self.regs[base + n..need] {
+            *r = Value::Nil;
+        }
         self.top = need;
         let mark = self.lists.len();
         self.depth += 1;

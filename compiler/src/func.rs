@@ -658,6 +658,42 @@ impl<'c, 'a> FnCx<'c, 'a> {
 
     fn stmt_kind(&mut self, k: &StmtKind, span: Span) {
         match k {
+            StmtKind::Sealed(body) => {
+                if !self.effect_allowed(span, "`sealed`") {
+                    return;
+                }
+                // Every choice is made in the state before the block, and no choice's
+                // list or preference can read another's result: the names are bound
+                // only after the last choice.
+                self.emit(Op::SealedBegin);
+                let mut bound = Vec::new();
+                for s in &body.stmts {
+                    let choice = match &s.kind {
+                        StmtKind::Let { name, value } if matches!(value.kind, ExprKind::Choose { .. }) => {
+                            Some((name, value))
+                        }
+                        _ => None,
+                    };
+                    let Some((name, value)) = choice else {
+                        self.error(
+                            err("E0301", s.span, "a `sealed` block holds only choices: `let x = choose ... by Side ...;`")
+                                .with_note("the choices are simultaneous and secret; act on them after the block"),
+                        );
+                        continue;
+                    };
+                    let reg = self.temp();
+                    let mut ty = None;
+                    self.with_anchor(&s.anchor, |me| {
+                        let o = me.expr_to(value, reg);
+                        ty = Some((o.ty, o.iv));
+                    });
+                    if let Some((ty, iv)) = ty {
+                        bound.push(Local { name: name.name.clone(), reg, ty, iv });
+                    }
+                }
+                self.emit(Op::SealedEnd);
+                self.locals.extend(bound);
+            }
             StmtKind::Let { name, value } => {
                 let reg = self.temp();
                 let o = self.expr_to(value, reg);
@@ -2194,3 +2230,4 @@ impl<'a> Cx<'a> {
         self.env.map_dims
     }
 }
+

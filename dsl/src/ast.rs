@@ -553,6 +553,8 @@ pub struct Stmt {
 
 #[derive(Clone, Debug, Serialize)]
 pub enum StmtKind {
+    /// `sealed { let x = choose ...; ... }`: choices made at once, none seeing another.
+    Sealed(Block),
     Let {
         name: Ident,
         value: Expr,

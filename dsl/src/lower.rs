@@ -898,6 +898,7 @@ impl Lowerer {
         let rule = p.as_rule();
         let mut k = Kids::of(p);
         match rule {
+            Rule::sealed_stmt => StmtKind::Sealed(self.block(k.next())),
             Rule::let_stmt | Rule::set_stmt => {
                 let name = self.ident(k.next());
                 let value = self.expr(k.next());

@@ -198,10 +198,15 @@ impl<'p> Vm<'p> {
                 if self.log.enabled() && (options.len() > 1 || or_none) {
                     let by = self.prog.sides.get(s as usize).cloned();
                     let choice = self.label(v);
-                    self.event(
-                        "decision",
-                        json!({ "by": by, "what": self.prog.string(what), "options": options.len(), "choice": choice }),
-                    );
+                    let mut fields =
+                        json!({ "by": by, "what": self.prog.string(what), "options": options.len(), "choice": choice });
+                    if let Some(list) = self.sealed.as_mut() {
+                        if let Json::Object(m) = &mut fields {
+                            m.insert("sealed".into(), json!(true));
+                        }
+                        list.push(json!({ "by": by, "what": self.prog.string(what), "choice": choice }));
+                    }
+                    self.event("decision", fields);
                 }
             }
             Op::WantsScores { dst, side, list } => {
@@ -488,6 +493,12 @@ impl<'p> Vm<'p> {
                 self.state.phase = u32::MAX;
             }
             Op::TurnEnd => self.check_invariants(CheckAt::AfterTurn, &[])?,
+            Op::SealedBegin => self.sealed = Some(Vec::new()),
+            Op::SealedEnd => {
+                if let Some(list) = self.sealed.take() {
+                    self.event("reveal", json!({ "decisions": list }));
+                }
+            }
             other => {
                 return Err(RuntimeError::new("R0001", format!("unexpected instruction {other:?}")).into());
             }

@@ -505,6 +505,11 @@ pub enum Op {
     TurnBegin {
         turn: Reg,
     },
+    /// Start of a `sealed` block: the decisions until `SealedEnd` are secret and
+    /// simultaneous (logged as sealed, revealed together at the end).
+    SealedBegin,
+    /// End of a `sealed` block: logs the `reveal` of its decisions.
+    SealedEnd,
     /// End of a game turn: checks the `after turn` invariants.
     TurnEnd,
     /// Start phase `name` with phasing side r[side]; logs.

@@ -71,7 +71,7 @@ pub fn verify(p: &Program) -> Result<(), String> {
                     opt_ok(dst) && argc <= 5 && a[..argc as usize].iter().all(|&r| reg_ok(r))
                 }
                 Op::Ret { src } => reg_ok(src),
-                Op::RetNil | Op::PhaseEnd | Op::TurnEnd => true,
+                Op::RetNil | Op::PhaseEnd | Op::TurnEnd | Op::SealedBegin | Op::SealedEnd => true,
                 Op::Roll { dst, count, sides } => reg_ok(dst) && count > 0 && sides > 0,
                 Op::Lookup { dst, table, col, row } => {
                     reg_ok(dst) && opt_ok(col) && reg_ok(row) && (table as usize) < p.tables.len()

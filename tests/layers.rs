@@ -9,7 +9,7 @@ use kriegsspiel_runtime::game::{play, GameOptions};
 /// Two files: the series rules (base) and a game's exclusive rules over them, with an
 /// optional campaign layer above the exclusive one.
 const SERIES: &str = r#"
-rulebook "Layered" { numbering bracketed; dice d6; }
+rulebook "Layered" { numbering bracketed; parts S, E; dice d6; }
 contents {
   §S[1.] "Pieces" §S[2.] "Marching" §S[3.] "Fighting" §S[4.] "Forage"
   §E[1.] "Exclusive rules" §E[2.] "Forced marches" §E[3.] "Bayonets" §E[4.] "No foraging" §E[5.] "Campaign"
@@ -160,6 +160,11 @@ fn each_layer_error_has_its_code() {
     // `amends` is for modifier sets; a replacement keeps the parameters.
     assert_eq!(errors(&EXCLUSIVE.replace("§E[5.] replaces fn march(s: Side) -> Int = 5;", "§E[5.] amends fn march(s: Side) -> Int = 5;")), ["E0704"]);
     assert_eq!(errors(&EXCLUSIVE.replace("§E[5.] replaces fn march(s: Side) -> Int = 5;", "§E[5.] replaces fn march(s: Int) -> Int = 5;")), ["E0704"]);
+    // Anchors name a declared part.
+    let s = sources(&EXCLUSIVE.replace("§E[3.] amends", "§X[3.] amends"));
+    let c = compile(&s);
+    let d = c.diagnostics.iter().find(|d| d.code == "E0204").expect("E0204");
+    assert!(d.notes.iter().any(|n| n.contains("parts are S, E")), "{:?}", d.notes);
     // Unknown layers and cycles.
     assert_eq!(errors(&EXCLUSIVE.replace("in layer campaign;", "in layer campain;")), ["E0116"]);
     assert_eq!(errors(&EXCLUSIVE.replace("above base;", "above campaign;")), ["E0705", "E0705"]);

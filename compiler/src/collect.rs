@@ -142,7 +142,17 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     report.title = prog.title.clone();
 
     // ---------------------------------------------------------------- contents, anchors
-    let contents = Contents::build(&book.contents, scheme, diags);
+    let parts: Vec<String> =
+        book.headers.first().map(|h| h.parts.iter().map(|p| p.name.clone()).collect()).unwrap_or_default();
+    if !parts.is_empty() && scheme != Scheme::Bracketed {
+        if let Some(h) = book.headers.first() {
+            diags.push(
+                Diagnostic::error("E0203", h.parts[0].span, "`parts` needs the `bracketed` numbering scheme")
+                    .with_note("parts restart their numbers: anchors name them, as §Exclusive[12.]"),
+            );
+        }
+    }
+    let contents = Contents::build(&book.contents, scheme, &parts, diags);
     let mut encoded: BTreeSet<String> = BTreeSet::new();
     // Modifier lines' anchors are checked here and come back among the statement
     // anchors when the set's body is compiled: report each once.

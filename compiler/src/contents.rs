@@ -69,14 +69,21 @@ pub struct Entry {
 pub struct Contents {
     pub entries: Vec<Entry>,
     pub index: BTreeMap<String, usize>,
+    /// Declared parts (`parts Standard, Exclusive;`): a bracketed number must name one.
+    pub parts: Vec<String>,
+}
+
+/// The part a bracketed number names (`Exclusive` of `Exclusive[12.]`), if any.
+fn part_of(base: &str) -> &str {
+    base.split('[').next().unwrap_or("")
 }
 
 impl Contents {
-    pub fn build(list: &[ContentsEntry], scheme: Scheme, diags: &mut Vec<Diagnostic>) -> Contents {
-        let mut c = Contents::default();
+    pub fn build(list: &[ContentsEntry], scheme: Scheme, parts: &[String], diags: &mut Vec<Diagnostic>) -> Contents {
+        let mut c = Contents { parts: parts.to_vec(), ..Contents::default() };
         for e in list {
             let (base, item) = split_item(&e.anchor.text);
-            if item.is_some() || !scheme.fits(&base) {
+            if item.is_some() || !scheme.fits(&base) || !c.part_ok(scheme, &base) {
                 diags.push(Diagnostic::error(
                     "E0204",
                     e.anchor.span,
@@ -107,15 +114,24 @@ impl Contents {
         c
     }
 
+    /// With declared parts, a bracketed number names one of them.
+    fn part_ok(&self, scheme: Scheme, base: &str) -> bool {
+        scheme != Scheme::Bracketed || self.parts.is_empty() || self.parts.iter().any(|p| p == part_of(base))
+    }
+
     /// Check an anchor: its paragraph must be in the contents. Returns the base number.
     pub fn check(&self, a: &Anchor, scheme: Scheme, diags: &mut Vec<Diagnostic>) -> Option<String> {
         let (base, _) = split_item(&a.text);
-        if !scheme.fits(&base) {
-            diags.push(Diagnostic::error(
+        if !scheme.fits(&base) || !self.part_ok(scheme, &base) {
+            let mut d = Diagnostic::error(
                 "E0204",
                 a.span,
                 format!("anchor §{} does not fit the rulebook's numbering scheme", a.text),
-            ));
+            );
+            if !self.part_ok(scheme, &base) {
+                d = d.with_note(format!("the rulebook's parts are {}: write §{}[N.]", self.parts.join(", "), self.parts[0]));
+            }
+            diags.push(d);
             return None;
         }
         if !self.index.contains_key(&base) {

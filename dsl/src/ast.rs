@@ -58,6 +58,8 @@ pub struct Header {
     pub title: String,
     pub numbering: Vec<Ident>,
     pub dice: Option<Dice>,
+    /// `parts Standard, Exclusive;`: paragraph namespaces that restart their numbers.
+    pub parts: Vec<Ident>,
     pub span: Span,
 }
 

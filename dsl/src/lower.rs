@@ -236,14 +236,16 @@ impl Lowerer {
         let title = self.string(k.next());
         let mut numbering = Vec::new();
         let mut dice = None;
+        let mut parts = Vec::new();
         for f in k.rest() {
             let f = Kids::of(f).next();
             match f.as_rule() {
                 Rule::numbering => numbering.extend(f.into_inner().map(|i| self.ident(i))),
+                Rule::parts_decl => parts.extend(self.ident_list(Kids::of(f).next())),
                 _ => dice = Some(self.dice(Kids::of(f).next())),
             }
         }
-        Header { title, numbering, dice, span }
+        Header { title, numbering, dice, parts, span }
     }
 
     fn contents_entry(&mut self, p: P) -> ContentsEntry {

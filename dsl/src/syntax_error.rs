@@ -145,7 +145,7 @@ fn phrase(rule: Rule) -> Option<(&'static str, &'static [&'static str])> {
         header => ("a `rulebook` header", &["rulebook"]),
         contents => ("a `contents` block", &["contents"]),
         contents_entry => ("a contents entry like §7.1 \"Title\"", &["§"]),
-        header_field => ("`numbering` or `dice`", &["numbering", "dice"]),
+        header_field => ("`numbering`, `dice` or `parts`", &["numbering", "dice", "parts"]),
         waiver => ("`waived`", &["waived"]),
         supplied => ("`supplied`", &["supplied"]),
         ident | ident_list | hook_name => ("a name", &["_"]),

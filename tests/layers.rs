@@ -149,17 +149,17 @@ fn a_run_plays_one_configuration_and_names_the_layers() {
 #[test]
 fn each_layer_error_has_its_code() {
     // A replacement of nothing.
-    assert_eq!(errors(&EXCLUSIVE.replace("replaces fn march(s: Side) -> Int = if", "replaces fn marsh(s: Side) -> Int = if")), ["E0701"]);
+    assert_eq!(errors(&EXCLUSIVE.replace("replaces fn march(s: Side) -> Int = if", "replaces fn marsh(s: Side) -> Int = if")), ["E0801"]);
     // `replaces` in the base layer has nothing below it.
-    assert_eq!(errors(&(EXCLUSIVE.to_string() + "\nin layer base;\n§S[2.] replaces fn march(s: Side) -> Int = 2;\n")), ["E0701"]);
+    assert_eq!(errors(&(EXCLUSIVE.to_string() + "\nin layer base;\n§S[2.] replaces fn march(s: Side) -> Int = 2;\n")), ["E0801"]);
     // Two layers in no order both replacing one declaration.
     let unordered = EXCLUSIVE.replace("above exclusive optional", "above base optional");
-    assert_eq!(errors(&unordered), ["E0702"]);
+    assert_eq!(errors(&unordered), ["E0802"]);
     // A higher layer reusing a name without saying so.
-    assert_eq!(errors(&EXCLUSIVE.replace("§E[4.] replaces procedure gather", "§E[4.] procedure gather")), ["E0703"]);
+    assert_eq!(errors(&EXCLUSIVE.replace("§E[4.] replaces procedure gather", "§E[4.] procedure gather")), ["E0803"]);
     // `amends` is for modifier sets; a replacement keeps the parameters.
-    assert_eq!(errors(&EXCLUSIVE.replace("§E[5.] replaces fn march(s: Side) -> Int = 5;", "§E[5.] amends fn march(s: Side) -> Int = 5;")), ["E0704"]);
-    assert_eq!(errors(&EXCLUSIVE.replace("§E[5.] replaces fn march(s: Side) -> Int = 5;", "§E[5.] replaces fn march(s: Int) -> Int = 5;")), ["E0704"]);
+    assert_eq!(errors(&EXCLUSIVE.replace("§E[5.] replaces fn march(s: Side) -> Int = 5;", "§E[5.] amends fn march(s: Side) -> Int = 5;")), ["E0804"]);
+    assert_eq!(errors(&EXCLUSIVE.replace("§E[5.] replaces fn march(s: Side) -> Int = 5;", "§E[5.] replaces fn march(s: Int) -> Int = 5;")), ["E0804"]);
     // Anchors name a declared part.
     let s = sources(&EXCLUSIVE.replace("§E[3.] amends", "§X[3.] amends"));
     let c = compile(&s);
@@ -167,5 +167,5 @@ fn each_layer_error_has_its_code() {
     assert!(d.notes.iter().any(|n| n.contains("parts are S, E")), "{:?}", d.notes);
     // Unknown layers and cycles.
     assert_eq!(errors(&EXCLUSIVE.replace("in layer campaign;", "in layer campain;")), ["E0116"]);
-    assert_eq!(errors(&EXCLUSIVE.replace("above base;", "above campaign;")), ["E0705", "E0705"]);
+    assert_eq!(errors(&EXCLUSIVE.replace("above base;", "above campaign;")), ["E0805", "E0805"]);
 }

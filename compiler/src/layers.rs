@@ -158,7 +158,7 @@ pub fn collect(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Layers {
     for i in 1..n {
         if below[i].contains(&i) {
             diags.push(
-                Diagnostic::error("E0705", spans[i], format!("layer `{}` lies above itself", defs[i].name))
+                Diagnostic::error("E0805", spans[i], format!("layer `{}` lies above itself", defs[i].name))
                     .with_note("the `above` lists form a cycle")
                     .with_paragraph(defs[i].para.clone()),
             );
@@ -193,10 +193,10 @@ fn unknown_layer(l: &Ident, defs: &[LayerDef], para: &str) -> Diagnostic {
 }
 
 /// Check every supersession on all declarations, whatever the configuration: a
-/// `replaces`/`amends` has a target of the same kind and name in a layer below (E0701);
-/// no two layers that are not ordered both supersede one target (E0702); a declaration
-/// that reuses a name of another layer says `replaces` (E0703); an amendment adds to a
-/// modifier set and keeps its parameters, a replacement keeps the kind (E0704).
+/// `replaces`/`amends` has a target of the same kind and name in a layer below (E0801);
+/// no two layers that are not ordered both supersede one target (E0802); a declaration
+/// that reuses a name of another layer says `replaces` (E0803); an amendment adds to a
+/// modifier set and keeps its parameters, a replacement keeps the kind (E0804).
 pub fn check(book: &Rulebook, layers: &Layers, diags: &mut Vec<Diagnostic>) -> Vec<Supersession> {
     let mut by_key: BTreeMap<(&'static str, &str), Vec<&Decl>> = BTreeMap::new();
     for d in &book.decls {
@@ -207,7 +207,7 @@ pub fn check(book: &Rulebook, layers: &Layers, diags: &mut Vec<Diagnostic>) -> V
             by_key.entry((kind, &name.name)).or_default().push(d);
         } else if let Some((_, sp)) = d.supersede {
             diags.push(
-                Diagnostic::error("E0704", sp, "only a fn, procedure, table, modifier set, trigger, interrupt or invariant can replace or amend")
+                Diagnostic::error("E0804", sp, "only a fn, procedure, table, modifier set, trigger, interrupt or invariant can replace or amend")
                     .with_paragraph(para_of(d)),
             );
         }
@@ -225,7 +225,7 @@ pub fn check(book: &Rulebook, layers: &Layers, diags: &mut Vec<Diagnostic>) -> V
                     if lower.is_empty() {
                         diags.push(
                             Diagnostic::error(
-                                "E0701",
+                                "E0801",
                                 sp,
                                 format!(
                                     "nothing to {}: no `{kind} {name}` in a layer below `{}`",
@@ -239,13 +239,13 @@ pub fn check(book: &Rulebook, layers: &Layers, diags: &mut Vec<Diagnostic>) -> V
                     }
                     if how == Supersede::Amends && *kind != "modifiers" {
                         diags.push(
-                            Diagnostic::error("E0704", sp, format!("`amends` adds lines to a modifier set; `{kind} {name}` can only be replaced"))
+                            Diagnostic::error("E0804", sp, format!("`amends` adds lines to a modifier set; `{kind} {name}` can only be replaced"))
                                 .with_paragraph(para_of(d)),
                         );
                     }
                     if let Some(t) = lower.iter().find(|t| !same_shape(&t.kind, &d.kind)) {
                         diags.push(
-                            Diagnostic::error("E0704", sp, format!("the {} of `{kind} {name}` must keep the parameters and type of the one it supersedes", if how == Supersede::Amends { "amendment" } else { "replacement" }))
+                            Diagnostic::error("E0804", sp, format!("the {} of `{kind} {name}` must keep the parameters and type of the one it supersedes", if how == Supersede::Amends { "amendment" } else { "replacement" }))
                                 .with_label(t.span, "the declaration superseded")
                                 .with_paragraph(para_of(d)),
                         );
@@ -276,13 +276,13 @@ pub fn check(book: &Rulebook, layers: &Layers, diags: &mut Vec<Diagnostic>) -> V
                 } else if a.supersede.is_none() || b.supersede.is_none() {
                     Some(if b.supersede.is_none() { b } else { a })
                 } else {
-                    None // both supersede: E0702 below
+                    None // both supersede: E0802 below
                 };
                 if let Some(c) = culprit {
                     let other = if std::ptr::eq(*c, *a) { b } else { a };
                     diags.push(
                         Diagnostic::error(
-                            "E0703",
+                            "E0803",
                             target_key(&c.kind).map(|k| k.1.span).unwrap_or(c.span),
                             format!(
                                 "`{kind} {name}` of layer `{}` shadows the one of layer `{}` silently",
@@ -305,7 +305,7 @@ pub fn check(book: &Rulebook, layers: &Layers, diags: &mut Vec<Diagnostic>) -> V
                 if la != lb && !layers.is_below(la, lb) && !layers.is_below(lb, la) {
                     diags.push(
                         Diagnostic::error(
-                            "E0702",
+                            "E0802",
                             b.supersede.map(|s| s.1).unwrap_or(b.span),
                             format!(
                                 "layers `{}` and `{}` both supersede `{kind} {name}` and neither lies above the other",

@@ -1,16 +1,26 @@
 //! The `kriegsspiel` command line: check, run, text, disasm (see docs/cli.md).
 //!
 //! Exit codes: 0 success, 1 the rulebook or text has errors (or a game failed at run
-//! time), 2 bad usage or unreadable input.
+//! time), 2 bad usage, unreadable input or output that cannot be written (see
+//! docs/robustness.md).
 
 use clap::{Parser, Subcommand, ValueEnum};
-use kriegsspiel_compiler::{compile, load, Compilation};
+use kriegsspiel_compiler::{compile, load_files, read_regular_file, Compilation};
+use kriegsspiel_dsl::diag::{capped, not_shown_line};
 use kriegsspiel_dsl::SourceMap;
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// `eprintln!` that cannot panic: a message that cannot be written to stderr is dropped
+/// (there is nowhere left to report it; the exit code still says what happened).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 #[derive(Parser)]
 #[command(name = "kriegsspiel", version, about = "Compiler and VM for the rules of hex-and-counter wargames")]
@@ -98,16 +108,16 @@ fn main() -> ExitCode {
         }
         Cmd::Text { path, index, style, format } => {
             let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };
-            let mut out = std::io::stdout();
-            let mut err = std::io::stderr();
-            kriegsspiel_text::run_cli(&opts, &mut out, &mut err) as u8
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let mut err = std::io::BufWriter::new(std::io::stderr().lock());
+            kriegsspiel_text::run_cli(&opts, &mut out, &mut err).clamp(0, 255) as u8
         }
         Cmd::Disasm { rulebook } => match build(&rulebook, Format::Human) {
             Ok((_, c)) => match &c.program {
-                Some(p) => {
-                    out(&kriegsspiel_runtime::disasm::disassemble(p));
-                    0
-                }
+                Some(p) => match out(&kriegsspiel_runtime::disasm::disassemble(p)) {
+                    Ok(()) => 0,
+                    Err(code) => code,
+                },
                 None => 1,
             },
             Err(code) => code,
@@ -122,16 +132,22 @@ fn build(path: &std::path::Path, format: Format) -> Result<(SourceMap, Compilati
 }
 
 /// Load and compile, with these optional layers in play when `options` is given (the
-/// configuration a run plays); prints diagnostics.
+/// configuration a run plays); prints diagnostics (at most `MAX_SHOWN_PER_CODE` of each
+/// code, then a count of the rest). Err(exit code) when unreadable.
 fn build_config(
     path: &std::path::Path,
     format: Format,
     options: Option<&[String]>,
 ) -> Result<(SourceMap, Compilation), u8> {
-    let sources = match load(path) {
-        Ok(s) => s,
+    let sources = match load_files(path) {
+        Ok((s, skipped)) => {
+            for f in skipped {
+                say!("warning[W0006]: skipped {}: not a regular file (a FIFO, socket or device)", f.display());
+            }
+            s
+        }
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error[{}]: {}", e.code, e.message);
             return Err(2);
         }
     };
@@ -140,8 +156,13 @@ fn build_config(
         None => compile(&sources),
     };
     if format == Format::Human {
-        for d in &c.diagnostics {
-            eprint!("{}", d.render(&sources));
+        let (shown, rest) = capped(&c.diagnostics);
+        let mut err = std::io::stderr().lock();
+        for d in shown {
+            let _ = err.write_all(d.render(&sources).as_bytes());
+        }
+        for (code, n) in rest {
+            let _ = err.write_all(not_shown_line(code, n).as_bytes());
         }
     }
     Ok((sources, c))
@@ -157,10 +178,10 @@ fn cmd_check(path: &std::path::Path, text: Option<&std::path::Path>, format: For
     let coverage = match text {
         None => None,
         Some(tp) => {
-            let src = match std::fs::read_to_string(tp) {
+            let src = match read_regular_file(tp) {
                 Ok(s) => s,
                 Err(e) => {
-                    eprintln!("error: cannot read {}: {e}", tp.display());
+                    say!("error[E0701]: {e}");
                     return 2;
                 }
             };
@@ -190,7 +211,7 @@ fn cmd_check(path: &std::path::Path, text: Option<&std::path::Path>, format: For
             match kriegsspiel_text::coverage(&src, None, &encoded) {
                 Ok(r) => Some(r),
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    say!("error: {e}");
                     return 2;
                 }
             }
@@ -203,20 +224,29 @@ fn cmd_check(path: &std::path::Path, text: Option<&std::path::Path>, format: For
             if let Some(r) = &coverage {
                 text.push_str(&r.render_human());
             }
-            out(&text);
+            if let Err(code) = out(&text) {
+                return code;
+            }
         }
         Format::Json => {
-            let diags: Vec<serde_json::Value> = c.diagnostics.iter().map(|d| d.to_json(&sources)).collect();
+            // At most MAX_SHOWN_PER_CODE diagnostics of each code; `not_shown` counts the rest.
+            let (shown, rest) = capped(&c.diagnostics);
+            let diags: Vec<serde_json::Value> = shown.iter().map(|d| d.to_json(&sources)).collect();
+            let not_shown: serde_json::Map<String, serde_json::Value> =
+                rest.into_iter().map(|(code, n)| (code.to_string(), n.into())).collect();
             let mut v = serde_json::json!({
                 "report": serde_json::to_value(&c.report).unwrap_or_default(),
                 "diagnostics": diags,
+                "not_shown": not_shown,
                 "errors": errors,
                 "warnings": warnings,
             });
             if let Some(r) = &coverage {
                 v["text_coverage"] = r.to_json();
             }
-            out(&format!("{v}\n"));
+            if let Err(code) = out(&format!("{v}\n")) {
+                return code;
+            }
         }
     }
     let text_errors = coverage.map(|r| r.has_errors()).unwrap_or(false);
@@ -227,10 +257,19 @@ fn cmd_check(path: &std::path::Path, text: Option<&std::path::Path>, format: For
     }
 }
 
-/// Write to standard output; a closed pipe (`| head`) is not an error worth a panic.
-fn out(text: &str) {
+/// Write to standard output and flush. A closed pipe (`| head`) is not an error: the
+/// reader has what it wanted. Any other failure (a full disk, `> /dev/full`) is E0702,
+/// exit code 2: output is never lost silently.
+fn out(text: &str) -> Result<(), u8> {
     let mut o = std::io::stdout().lock();
-    let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
+    match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => {
+            say!("error[E0702]: cannot write output: {e}");
+            Err(2)
+        }
+    }
 }
 
 fn parse_pairs(items: &[String], what: &str) -> Result<BTreeMap<String, String>, String> {
@@ -257,18 +296,34 @@ fn cmd_run(
     profile: bool,
     invariants: bool,
 ) -> u8 {
+    // Arguments first: nothing is compiled for a run that cannot start.
+    if games == Some(0) {
+        say!("error[E0703]: --games must be at least 1");
+        return 2;
+    }
+    if let Some(n) = games {
+        if seed.checked_add(n - 1).is_none() {
+            say!(
+                "error[E0703]: --games {n} from --seed {seed} goes past the largest seed ({}); \
+                 the seeds would wrap around. Use --seed {} or lower",
+                u64::MAX,
+                u64::MAX - (n - 1)
+            );
+            return 2;
+        }
+    }
     let (_, c) = match build_config(path, Format::Human, Some(options)) {
         Ok(x) => x,
         Err(code) => return code,
     };
     let Some(prog) = c.program else {
-        eprintln!("error: the rulebook has errors; nothing to run");
+        say!("error: the rulebook has errors; nothing to run");
         return 1;
     };
     let agent_specs = match parse_pairs(agents, "--agent") {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return 2;
         }
     };
@@ -279,23 +334,23 @@ fn cmd_run(
             "heuristic" => AgentKind::Heuristic,
             s if s.starts_with("scripted:") => {
                 let file = &s["scripted:".len()..];
-                let text = match std::fs::read_to_string(file) {
+                let text = match read_regular_file(std::path::Path::new(file)) {
                     Ok(t) => t,
                     Err(e) => {
-                        eprintln!("error: cannot read script {file}: {e}");
+                        say!("error[E0701]: script: {e}");
                         return 2;
                     }
                 };
                 match kriegsspiel_runtime::agent::ScriptedAgent::parse_script(&text) {
                     Ok(mut m) => AgentKind::Scripted(m.remove(&side).unwrap_or_default()),
                     Err(e) => {
-                        eprintln!("error: {file}: {e}");
+                        say!("error: {file}: {e}");
                         return 2;
                     }
                 }
             }
             other => {
-                eprintln!("error: unknown agent {other:?} for {side} (random, heuristic, scripted:FILE)");
+                say!("error: unknown agent {other:?} for {side} (random, heuristic, scripted:FILE)");
                 return 2;
             }
         };
@@ -304,7 +359,7 @@ fn cmd_run(
     let rulings = match parse_pairs(rulings, "--ruling") {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return 2;
         }
     };
@@ -325,41 +380,43 @@ fn cmd_run(
     let outcome = match play(&prog, &opts) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return 2;
         }
     };
     if profile {
-        eprintln!(
+        say!(
             "{:>10} {:>14} {:>14}  function (VM instructions; self = excluding callees)",
             "calls", "inclusive", "self"
         );
         for (name, calls, inclusive, own) in outcome.profile.iter().take(30) {
-            eprintln!("{calls:>10} {inclusive:>14} {own:>14}  {name}");
+            say!("{calls:>10} {inclusive:>14} {own:>14}  {name}");
         }
     }
     let text = outcome.log.text();
-    let written = match &log {
-        Some(f) => std::fs::write(f, &text).map_err(|e| format!("cannot write {}: {e}", f.display())),
-        None => {
-            out(&text);
-            Ok(())
+    match &log {
+        Some(f) => {
+            if let Err(e) = std::fs::write(f, &text) {
+                say!("error[E0702]: cannot write {}: {e}", f.display());
+                return 2;
+            }
         }
-    };
-    if let Err(e) = written {
-        eprintln!("error: {e}");
-        return 2;
+        None => {
+            if let Err(code) = out(&text) {
+                return code;
+            }
+        }
     }
     match outcome.result {
         Ok(r) => {
             if log.is_some() {
                 let who = r.winner.clone().unwrap_or_else(|| "draw".into());
-                eprintln!("result: {who} — {} (§{}), turn {}", r.reason, r.para, r.turn);
+                say!("result: {who} — {} (§{}), turn {}", r.reason, r.para, r.turn);
             }
             0
         }
         Err(e) => {
-            eprintln!("{e}");
+            say!("{e}");
             1
         }
     }
@@ -386,7 +443,7 @@ fn run_many(
     for i in 0..n {
         let opts = GameOptions {
             scenario: scenario.clone(),
-            seed: seed + i,
+            seed: seed.saturating_add(i),
             agents: agents.clone(),
             rulings: rulings.clone(),
             options: options.iter().cloned().collect(),
@@ -408,12 +465,12 @@ fn run_many(
                         if e.code == "R0015" {
                             *violations.entry(e.function.clone()).or_default() += 1;
                         }
-                        eprintln!("seed {}: {e}", seed + i);
+                        say!("seed {}: {e}", seed.saturating_add(i));
                     }
                 }
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                say!("error: {e}");
                 return 2;
             }
         }
@@ -429,7 +486,9 @@ fn run_many(
         "instructions_per_game": instructions / n.max(1),
         "decisions_per_game": decisions / n.max(1),
     });
-    out(&format!("{summary}\n"));
+    if let Err(code) = out(&format!("{summary}\n")) {
+        return code;
+    }
     if errors > 0 {
         1
     } else {

@@ -484,6 +484,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         table_paras,
         modifier_info: Default::default(),
         inline_bodies: inline_candidates(decls),
+        pools: Default::default(),
     };
     // Modifier sets first: callers use their ranges for the off-table check.
     let order: Vec<usize> = (0..callable_decls.len())

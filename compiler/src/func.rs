@@ -39,22 +39,43 @@ pub struct Cx<'a> {
     /// Bodies of `fn`s small enough to inline at their call sites: name -> (parameter
     /// names, body, paragraph).
     pub inline_bodies: std::collections::BTreeMap<String, (Vec<String>, Expr, String)>,
+    /// Where each constant and string sits in `consts` and `strings` (lookups only).
+    pub pools: PoolIndex,
+}
+
+/// Index of the constant and string pools, for [`Cx::konst`] and [`Cx::string`].
+#[derive(Default)]
+pub struct PoolIndex {
+    consts: std::collections::BTreeMap<Value, u32>,
+    strings: std::collections::BTreeMap<String, u32>,
 }
 
 impl<'a> Cx<'a> {
+    /// The pool index of a constant, added if new. The index map makes this a lookup,
+    /// not a scan of the pool (a rulebook with 100,000 constants compiled in quadratic
+    /// time); an entry is trusted only if the pool still holds it there.
     pub fn konst(&mut self, v: Value) -> u32 {
-        if let Some(i) = self.consts.iter().position(|&c| c == v) {
-            return i as u32;
+        if let Some(&i) = self.pools.consts.get(&v) {
+            if self.consts.get(i as usize) == Some(&v) {
+                return i;
+            }
         }
         self.consts.push(v);
-        (self.consts.len() - 1) as u32
+        let i = (self.consts.len() - 1) as u32;
+        self.pools.consts.insert(v, i);
+        i
     }
+    /// The pool index of a string, added if new (as [`Cx::konst`]).
     pub fn string(&mut self, s: &str) -> u32 {
-        if let Some(i) = self.strings.iter().position(|c| c == s) {
-            return i as u32;
+        if let Some(&i) = self.pools.strings.get(s) {
+            if self.strings.get(i as usize).map(|c| c == s).unwrap_or(false) {
+                return i;
+            }
         }
         self.strings.push(s.to_string());
-        (self.strings.len() - 1) as u32
+        let i = (self.strings.len() - 1) as u32;
+        self.pools.strings.insert(s.to_string(), i);
+        i
     }
 }
 

@@ -195,6 +195,7 @@ fn compile_invariants(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>
             CheckPoint::Turn => (CheckAt::AfterTurn, vec![]),
         };
         let n = params.len() as u16;
+        let before = cx.diags.len();
         let mut fc = FnCx::new(cx, &para, cond.span, true, "invariant");
         for (p, t) in &params {
             fc.param(&p.name, t.clone());
@@ -210,7 +211,11 @@ fn compile_invariants(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>
         let cf = fc.finish(&name.name, FnKind::Trigger, n);
         let ci = functions.len() as u32;
         functions.push(cf);
-        let witnesses = witness_expr(cond).map(|w| {
+        // The witness list re-reads the condition's parts: compiled only when the
+        // condition compiled cleanly, and its diagnostics (repeats) are dropped.
+        let clean = !cx.diags[before..].iter().any(|d| d.is_error());
+        let witnesses = witness_expr(cond).filter(|_| clean).map(|w| {
+            let keep = cx.diags.len();
             let mut fc = FnCx::new(cx, &para, cond.span, true, "invariant");
             for (p, t) in &params {
                 fc.param(&p.name, t.clone());
@@ -218,6 +223,7 @@ fn compile_invariants(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>
             let o = fc.expr(&w);
             fc.ret(o.reg);
             let wf = fc.finish(&format!("{}!", name.name), FnKind::Trigger, n);
+            cx.diags.truncate(keep);
             functions.push(wf);
             (functions.len() - 1) as u32
         });

@@ -16,6 +16,8 @@ type P<'i> = Pair<'i, Rule>;
 
 /// Deepest nesting of expressions and blocks the lowering accepts.
 const MAX_DEPTH: u32 = 200;
+/// Largest file whose syntax error is explained with pest's detailed second parse.
+const DETAIL_LIMIT: usize = 1 << 20;
 /// Most dice a roll may throw.
 const MAX_DICE: u32 = 100;
 
@@ -24,6 +26,11 @@ pub fn parse_file(file: FileId, text: &str) -> Result<Rulebook, Vec<Diagnostic>>
     let pairs = match RulesParser::parse(Rule::file, text) {
         Ok(p) => p,
         Err(first) => {
+            // A big file is not parsed a second time (the detailed parse is about three
+            // times slower): its error names what pest expected, without the rule detail.
+            if text.len() > DETAIL_LIMIT {
+                return Err(vec![syntax_error::convert(file, text, first)]);
+            }
             // Parse again collecting pest's parse attempts, which name the rules and
             // tokens expected at the error. The setting is process-wide and stays on:
             // it only slows parsing down, and only after a syntax error was seen.
@@ -32,7 +39,16 @@ pub fn parse_file(file: FileId, text: &str) -> Result<Rulebook, Vec<Diagnostic>>
             return Err(vec![syntax_error::convert(file, text, e)]);
         }
     };
-    let mut l = Lowerer { file, diags: Vec::new(), depth: 0, trivia: trivia_runs(text), layer: None };
+    let mut l = Lowerer {
+        file,
+        diags: Vec::new(),
+        depth: 0,
+        trivia: trivia_runs(text),
+        h_children: 0,
+        h_node: None,
+        h_last: 0,
+        layer: None,
+    };
     let mut book = Rulebook::default();
     for p in pairs {
         // `file` contains `item*` and `EOI`.
@@ -75,6 +91,12 @@ struct Lowerer {
     file: FileId,
     diags: Vec<Diagnostic>,
     depth: u32,
+    /// Height bookkeeping of the expression being lowered (see [`Lowerer::expr`]): the
+    /// greatest height among the expressions lowered so far inside the current one,
+    /// a height a chain sets for its own node, and the height of the last expression.
+    h_children: u32,
+    h_node: Option<u32>,
+    h_last: u32,
     /// Maximal runs of whitespace and comments, in order (see [`trivia_runs`]).
     trivia: Vec<(usize, usize)>,
     /// The layer named by the last `in layer NAME;` of the file.
@@ -917,9 +939,15 @@ impl Lowerer {
                     if e.as_rule() == Rule::block {
                         self.block(e)
                     } else {
-                        // `else if`: a block holding the one nested `if` statement.
+                        // `else if`: a block holding the one nested `if` statement. It
+                        // nests like a block, so it counts toward the nesting limit.
                         let span = self.span(&e);
+                        if !self.enter(span) {
+                            self.depth -= 1;
+                            return Block { stmts: Vec::new(), span };
+                        }
                         let kind = self.stmt_kind(e);
+                        self.depth -= 1;
                         Block { stmts: vec![Stmt { anchor: None, kind, span }], span }
                     }
                 });
@@ -1004,7 +1032,46 @@ impl Lowerer {
     /// Lower any expression-level pair (`expr`, `or_expr`, ..., `primary`). Levels with a
     /// single child are skipped in a loop, so the recursion depth follows the nesting
     /// the user wrote, not the number of precedence levels.
+    ///
+    /// Also measures the height of the tree it builds. Operator chains (`a + b + c`,
+    /// `u.a.b`, `x[1][2]`) are lowered in a loop but nest one node per operator, and
+    /// every later stage walks the tree recursively: an expression whose height plus the
+    /// blocks and expressions around it passes [`MAX_DEPTH`] is refused (E0004) before
+    /// its tree is built, so no stage can exhaust its stack on it.
     fn expr(&mut self, p: P) -> Expr {
+        let outer = std::mem::take(&mut self.h_children);
+        let outer_node = self.h_node.take();
+        let e = self.expr_levels(p);
+        let h = self.h_node.take().unwrap_or(self.h_children.saturating_add(1));
+        self.h_node = outer_node;
+        self.h_children = outer.max(h);
+        self.h_last = h;
+        e
+    }
+
+    /// Refuse an operator chain that makes its expression too deep: E0004, once per
+    /// file. Returns false when the chain must stop.
+    fn chain_fits(&mut self, height: u32, ops: usize, span: Span) -> bool {
+        if self.depth.saturating_add(height) <= MAX_DEPTH {
+            return true;
+        }
+        if !self.diags.iter().any(|d| d.code == "E0004") {
+            self.diags.push(
+                Diagnostic::error(
+                    "E0004",
+                    span,
+                    format!(
+                        "this expression is nested more than {MAX_DEPTH} deep: a chain of operators \
+                         counts one level per operator (refused at operator {ops} of the chain)"
+                    ),
+                )
+                .with_note("split the chain, e.g. into helper functions or `let` steps"),
+            );
+        }
+        false
+    }
+
+    fn expr_levels(&mut self, p: P) -> Expr {
         let mut p = p;
         let mut paren: Option<Span> = None;
         let mut parens: u32 = 0;
@@ -1133,6 +1200,8 @@ impl Lowerer {
         let first = k.next();
         let start = first.as_span().start();
         let mut acc = self.expr(first);
+        let mut height = self.h_last;
+        let mut ops = 0usize;
         while let Some(op) = k.it.next() {
             let op = match (op.as_rule(), op.as_str()) {
                 (Rule::or_kw, _) => BinOp::Or,
@@ -1152,11 +1221,17 @@ impl Lowerer {
             let rhs_p = k.next();
             let end = self.span(&rhs_p).end as usize;
             let rhs = self.expr(rhs_p);
-            acc = Expr {
-                kind: ExprKind::Binary(op, Box::new(acc), Box::new(rhs)),
-                span: Span::new(self.file, start, end),
-            };
+            height = height.max(self.h_last).saturating_add(1);
+            ops += 1;
+            let span = Span::new(self.file, start, end);
+            if !self.chain_fits(height, ops, span) {
+                // Stop before the tree gets any deeper; the rest of the chain is not lowered.
+                self.h_node = Some(1);
+                return Expr { kind: ExprKind::Int(0), span };
+            }
+            acc = Expr { kind: ExprKind::Binary(op, Box::new(acc), Box::new(rhs)), span };
         }
+        self.h_node = Some(height);
         acc
     }
 
@@ -1165,8 +1240,15 @@ impl Lowerer {
         let first = k.next();
         let start = first.as_span().start();
         let mut acc = self.expr(first);
+        let mut height = self.h_last;
+        let mut ops = 0usize;
         for op in k.rest() {
             let span = Span::new(self.file, start, self.span(&op).end as usize);
+            ops += 1;
+            if !self.chain_fits(height.saturating_add(1), ops, span) {
+                self.h_node = Some(1);
+                return Expr { kind: ExprKind::Int(0), span };
+            }
             let op = Kids::of(op).next();
             let rule = op.as_rule();
             let mut ok = Kids::of(op);
@@ -1174,7 +1256,12 @@ impl Lowerer {
                 Rule::field => ExprKind::Field(Box::new(acc), self.ident(ok.next())),
                 Rule::index => {
                     let a = self.boxed(ok.next());
+                    let mut h = self.h_last;
                     let b = ok.it.next().map(|b| self.boxed(b));
+                    if b.is_some() {
+                        h = h.max(self.h_last);
+                    }
+                    height = height.max(h);
                     ExprKind::Index(Box::new(acc), a, b)
                 }
                 Rule::is_test => {
@@ -1186,8 +1273,10 @@ impl Lowerer {
                     ExprKind::Has(Box::new(acc), self.ident(ok.next()))
                 }
             };
+            height = height.saturating_add(1);
             acc = Expr { kind, span };
         }
+        self.h_node = Some(height);
         acc
     }
 }

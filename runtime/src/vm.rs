@@ -278,6 +278,11 @@ impl<'p> Vm<'p> {
         self.top = base;
         // Free lists made by this call, keeping a returned list alive.
         match result {
+            // Only corrupted bytecode can return a list that does not exist.
+            Ok(Value::List(l)) if l as usize >= self.lists.len() => {
+                self.release_lists(mark);
+                Err(RuntimeError::new("R0002", "dangling list").into())
+            }
             Ok(Value::List(l)) if l as usize >= mark => {
                 self.lists.swap(mark, l as usize);
                 self.release_lists(mark + 1);

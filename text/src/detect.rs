@@ -17,11 +17,18 @@ pub fn score(src: &str, style: &Style) -> i64 {
     headings - 2 * numbering - dangling / 2
 }
 
-/// The built-in style that best fits the text (the first declared wins a tie).
+/// Most bytes of a text the detection indexes (under every style): a rulebook's
+/// numbering shows long before this, and a huge text is then indexed once, not once per
+/// style.
+pub const DETECT_SAMPLE: usize = 2 << 20;
+
+/// The built-in style that best fits the text (the first declared wins a tie), judged
+/// on its first [`DETECT_SAMPLE`] bytes (cut at a line break).
 pub fn detect(src: &str) -> Style {
+    let sample = sample(src);
     let mut best: Option<(i64, Style)> = None;
     for style in Style::builtin() {
-        let s = score(src, &style);
+        let s = score(sample, &style);
         let better = match &best {
             None => true,
             Some((b, _)) => s > *b,
@@ -42,5 +49,21 @@ pub fn resolve(src: &str, name: Option<&str>) -> Result<Style, String> {
         Some(n) => Style::by_name(n)
             .ok_or_else(|| format!("unknown numbering style `{n}` (known: {})", Style::names().join(", "))),
         None => Ok(detect(src)),
+    }
+}
+
+/// The start of `src` detection looks at: all of it if short, else up to the last line
+/// break before [`DETECT_SAMPLE`] bytes.
+fn sample(src: &str) -> &str {
+    if src.len() <= DETECT_SAMPLE {
+        return src;
+    }
+    let mut cut = DETECT_SAMPLE;
+    while !src.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    match src[..cut].rfind(['\n', '\r']) {
+        Some(i) if i > 0 => &src[..i],
+        _ => &src[..cut],
     }
 }

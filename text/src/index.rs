@@ -63,6 +63,12 @@ pub struct TextIndex {
     by_key: BTreeMap<(Option<usize>, Path, Option<char>), usize>,
 }
 
+/// Most paragraphs [`TextIndex::paragraph_at`] walks back over from the last one
+/// starting at or before an offset.
+const MAX_WALK: usize = 256;
+/// Widest range heading (`4.1-4.9`) whose numbers are all indexed.
+const MAX_RANGE: u32 = 1000;
+
 /// Build the index of `src` under `style`.
 pub fn index(src: &str, style: &Style) -> TextIndex {
     let lines = lex_lines(src);
@@ -158,6 +164,11 @@ pub fn index(src: &str, style: &Style) -> TextIndex {
         if let Some(re) = &p.range_end {
             // A range heading stands for every number up to its end at its level.
             if let (Some(a), Some(b)) = (p.path.last(), re.last()) {
+                // A range is a handful of numbers; a huge one (`1-4000000000`) is not
+                // expanded, so no text can make the index blow up.
+                if b.saturating_sub(*a) > MAX_RANGE {
+                    continue;
+                }
                 for v in *a..=*b {
                     let mut q = p.path.clone();
                     if let Some(l) = q.last_mut() {
@@ -204,26 +215,21 @@ impl TextIndex {
     }
 
     /// The innermost heading whose span holds `offset`: "the paragraph it sits in".
+    /// Paragraphs are in text order and their spans tile the text, so this is a binary
+    /// search and a short walk back (bounded, so that no text makes it quadratic).
     pub fn paragraph_at(&self, offset: usize) -> Option<&Paragraph> {
-        let mut best: Option<&Paragraph> = None;
-        for p in &self.paragraphs {
-            if p.start <= offset && offset < p.end.max(p.start + 1) {
-                best = Some(p);
-            }
-            if p.start > offset {
-                break;
-            }
-        }
-        best
+        let after = self.paragraphs.partition_point(|p| p.start <= offset);
+        self.paragraphs[..after]
+            .iter()
+            .rev()
+            .take(MAX_WALK)
+            .find(|p| offset < p.end.max(p.start + 1))
     }
 
     /// The last heading (not item) starting at or before `offset`.
     pub fn heading_at(&self, offset: usize) -> Option<&Paragraph> {
-        self.paragraphs
-            .iter()
-            .take_while(|p| p.start <= offset)
-            .filter(|p| p.kind == ParagraphKind::Heading)
-            .last()
+        let after = self.paragraphs.partition_point(|p| p.start <= offset);
+        self.paragraphs[..after].iter().rev().find(|p| p.kind == ParagraphKind::Heading)
     }
 
     /// Headings only (no items).

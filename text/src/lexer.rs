@@ -6,9 +6,10 @@ use logos::Logos;
 
 /// One token kind. Whitespace other than newlines is skipped.
 #[derive(Logos, Debug, Clone, Copy, PartialEq, Eq)]
-#[logos(skip r"[ \t\r\u{a0}\u{2009}\u{202f}]+")]
+#[logos(skip r"[ \t\u{a0}\u{2009}\u{202f}]+")]
 pub enum Tok {
-    #[token("\n")]
+    /// A line break: `\n`, `\r\n`, or a lone `\r` (old Mac files).
+    #[regex(r"\r\n|\n|\r")]
     Newline,
     /// `9`, `9.41`, `5.11.10`.
     #[regex(r"[0-9]+(\.[0-9]+)*")]

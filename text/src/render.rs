@@ -2,29 +2,146 @@
 //! paragraph they sit in) and as JSON data.
 
 use codespan_reporting::diagnostic::{Diagnostic, Label};
-use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, Config};
 
 use crate::checks::{count_by_code, Finding, Severity};
 use crate::index::TextIndex;
 
-/// Write every finding as a codespan diagnostic, then a one-line summary.
+/// Longest line a finding prints whole; a finding on a longer line (a text without line
+/// breaks, say) prints an excerpt of at most `2 * EXCERPT` bytes around its span instead.
+pub const MAX_LINE: usize = 300;
+/// At most this many findings of one code are printed; the summary counts them all.
+pub const MAX_SHOWN_PER_CODE: usize = 100;
+const EXCERPT: usize = 80;
+
+/// Write every finding as a codespan diagnostic, then a one-line summary. Lines are
+/// located with one index of line starts (`\n`, `\r\n` and `\r` all end a line), and no
+/// finding prints more than [`MAX_LINE`] bytes of the text: the output is linear in the
+/// number of findings whatever the shape of the text.
 pub fn render_human(
     file_name: &str,
     src: &str,
     findings: &[Finding],
     err: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let file = SimpleFile::new(file_name, src);
+    let file = TextFile { name: file_name, src, line_starts: line_starts(src) };
     let config = Config::default();
+    let mut per_code: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for f in findings {
+        let n = per_code.entry(f.code).or_default();
+        *n += 1;
+        if *n > MAX_SHOWN_PER_CODE {
+            continue;
+        }
+        let line = file.line_of(f.start);
+        let range = file.range_of(line);
+        if range.len() > MAX_LINE || f.end.saturating_sub(f.start) > MAX_LINE {
+            write_excerpt(err, &file, f, line + 1, range)?;
+            continue;
+        }
         let diag = to_diagnostic(f);
-        if term::emit_to_io_write(err, &config, &file, &diag).is_err() {
-            writeln!(err, "{file_name}:{}: {}[{}]: {}", f.line, sev(f.severity), f.code, f.message)?;
+        match term::emit_to_io_write(err, &config, &file, &diag) {
+            Ok(()) => {}
+            Err(codespan_reporting::files::Error::Io(e)) => return Err(e),
+            Err(_) => writeln!(err, "{file_name}:{}: {}[{}]: {}", f.line, sev(f.severity), f.code, f.message)?,
+        }
+    }
+    for (code, n) in per_code {
+        if n > MAX_SHOWN_PER_CODE {
+            writeln!(
+                err,
+                "note: {} more {code} finding(s) not shown (at most {MAX_SHOWN_PER_CODE} of each code are printed; --format json lists all)",
+                n - MAX_SHOWN_PER_CODE
+            )?;
         }
     }
     writeln!(err, "{}", summary(findings))?;
     Ok(())
+}
+
+/// A finding on a very long line: its location, message, notes and a bounded excerpt.
+fn write_excerpt(
+    err: &mut dyn std::io::Write,
+    file: &TextFile,
+    f: &Finding,
+    line: usize,
+    range: std::ops::Range<usize>,
+) -> std::io::Result<()> {
+    let src = file.src;
+    let floor = |mut i: usize| {
+        while i > 0 && !src.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let from = floor(f.start.saturating_sub(EXCERPT).max(range.start));
+    let to = floor((f.start + EXCERPT).min(range.end).max(from));
+    let excerpt: String =
+        src[from..to].chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    writeln!(err, "{}[{}]: {}", sev(f.severity), f.code, f.message)?;
+    writeln!(err, "  --> {}:{line} (byte {}; the line is {} bytes long, shown in part)", file.name, f.start, range.len())?;
+    writeln!(err, "   | {}{excerpt}{}", if from > range.start { "…" } else { "" }, if to < range.end { "…" } else { "" })?;
+    if let Some(p) = &f.paragraph {
+        writeln!(err, "   = paragraph: §{p}")?;
+    }
+    for n in &f.notes {
+        writeln!(err, "   = {n}")?;
+    }
+    writeln!(err)
+}
+
+/// Where each line starts: after `\n`, after `\r\n`, after a lone `\r` (as the lexer).
+pub fn line_starts(src: &str) -> Vec<usize> {
+    let b = src.as_bytes();
+    let mut starts = vec![0];
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+            starts.push(i + 1);
+        }
+    }
+    starts
+}
+
+/// The text as codespan's file database, over [`line_starts`].
+struct TextFile<'a> {
+    name: &'a str,
+    src: &'a str,
+    line_starts: Vec<usize>,
+}
+
+impl TextFile<'_> {
+    fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset).saturating_sub(1)
+    }
+    /// The line's bytes with its line break.
+    fn range_of(&self, line: usize) -> std::ops::Range<usize> {
+        let len = self.src.len();
+        let start = self.line_starts.get(line).copied().unwrap_or(len).min(len);
+        let end = self.line_starts.get(line + 1).copied().unwrap_or(len).clamp(start, len);
+        start..end
+    }
+}
+
+impl<'a> codespan_reporting::files::Files<'a> for TextFile<'_> {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+    fn name(&'a self, _: ()) -> Result<&'a str, codespan_reporting::files::Error> {
+        Ok(self.name)
+    }
+    fn source(&'a self, _: ()) -> Result<&'a str, codespan_reporting::files::Error> {
+        Ok(self.src)
+    }
+    fn line_index(&'a self, _: (), byte: usize) -> Result<usize, codespan_reporting::files::Error> {
+        Ok(self.line_of(byte))
+    }
+    fn line_range(
+        &'a self,
+        _: (),
+        line: usize,
+    ) -> Result<std::ops::Range<usize>, codespan_reporting::files::Error> {
+        Ok(self.range_of(line))
+    }
 }
 
 fn sev(s: Severity) -> &'static str {

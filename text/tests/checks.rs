@@ -325,12 +325,15 @@ fn heading_missing_from_a_full_contents() {
 
 // ---------------------------------------------------------------- the five texts
 
-fn texts_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/rulebook-texts")
-}
+/// The workspace's shared helper (tests/support/texts.rs): `$KRIEGSSPIEL_TEXTS` or
+/// `../shared/rulebook-texts`; a missing text skips the test, or fails it under `CI=true`.
+#[path = "../../tests/support/texts.rs"]
+mod texts;
 
+/// A rulebook text by name (`torgau`), or `None` when the test is skipped.
 fn read_text(name: &str) -> Option<String> {
-    std::fs::read_to_string(texts_dir().join(format!("{name}.txt"))).ok()
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    texts::read_text(&root, &format!("{name}.txt"))
 }
 
 /// (code, line, paragraph) of every finding.
@@ -571,6 +574,24 @@ mod props {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(100))]
+        /// Whatever the line endings (`\n`, `\r\n`, `\r`), the same findings on the same lines.
+        #[test]
+        fn line_endings_do_not_change_findings(parts in prop::collection::vec(fragment(), 0..30)) {
+            let lf: String = parts.concat().replace('\r', "");
+            for st in Style::builtin() {
+                let want: Vec<_> = validate(&lf, &st).1.into_iter().map(|f| (f.code, f.line, f.paragraph)).collect();
+                for eol in ["\r\n", "\r"] {
+                    let other = lf.replace('\n', eol);
+                    let got: Vec<_> =
+                        validate(&other, &st).1.into_iter().map(|f| (f.code, f.line, f.paragraph)).collect();
+                    prop_assert_eq!(&got, &want, "{} with {:?}", st.name, eol);
+                }
+            }
+        }
+    }
+
+    proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
         #[test]
         fn never_panics_and_spans_fit(parts in prop::collection::vec(fragment(), 0..30)) {
@@ -591,6 +612,70 @@ mod props {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------- hostile input (issue 10)
+
+/// (code, line, paragraph) of every finding under `style_name`.
+fn lines_of(src: &str, style_name: &str) -> Vec<(&'static str, usize, Option<String>)> {
+    findings(src, style_name).into_iter().map(|f| (f.code, f.line, f.paragraph)).collect()
+}
+
+/// Old Mac files end lines with a lone `\r`: the same findings on the same lines as
+/// with `\n` or `\r\n` (issue 10, failure 3: a CR file was one huge line).
+#[test]
+fn every_line_ending_style_gives_the_same_findings() {
+    let lf = "Table of Contents\n- 1.0 A\n- 2.0 B\n1.0 A\nSee 7.2 for more.\n2.0 B\n4.0 D\n";
+    let want = lines_of(lf, "dotted-lettered");
+    assert!(want.iter().any(|f| f.0 == "T0101" && f.1 == 5), "{want:?}");
+    for (name, eol) in [("CRLF", "\r\n"), ("CR", "\r")] {
+        let other = lf.replace('\n', eol);
+        assert_eq!(lines_of(&other, "dotted-lettered"), want, "{name}");
+        assert_eq!(detect(&other).name, detect(lf).name, "{name}");
+    }
+    // Mixed endings in one file.
+    let mixed = "1.0 A\r\nSee 7.2.\r2.0 B\n4.0 D\r";
+    let got: Vec<usize> = findings(mixed, "dotted-lettered").iter().map(|f| f.line).collect();
+    let want: Vec<usize> =
+        findings(&mixed.replace("\r\n", "\n").replace('\r', "\n"), "dotted-lettered").iter().map(|f| f.line).collect();
+    assert_eq!(got, want);
+}
+
+/// No finding prints more than a bounded excerpt of its line, and at most
+/// `MAX_SHOWN_PER_CODE` findings of one code are printed (issue 10, failure 3: one
+/// finding per reference reprinted the whole file).
+#[test]
+fn human_output_is_bounded_per_finding() {
+    use kriegsspiel_text::render::{render_human, MAX_SHOWN_PER_CODE};
+    // One 600 kB line: a heading, then 20,000 references to a paragraph that does not exist.
+    let src = format!("1.0 Rules {}\n", "see 9.9 here. ".repeat(20_000));
+    let f = findings(&src, "dotted-lettered");
+    let dangling = f.iter().filter(|f| f.code == "T0101").count();
+    assert_eq!(dangling, 20_000);
+    let mut out = Vec::new();
+    render_human("x.txt", &src, &f, &mut out).expect("writes");
+    let text = String::from_utf8_lossy(&out);
+    assert!(out.len() < (MAX_SHOWN_PER_CODE + 10) * 1_000, "{} bytes", out.len());
+    assert!(text.contains(&format!("{} more T0101 finding(s) not shown", 20_000 - MAX_SHOWN_PER_CODE)), "{text}");
+    assert!(text.contains("shown in part"), "{text}");
+    // Short lines still get codespan's rendering, with line numbers after `\r` endings.
+    let src = "1.0 Rules\rSee 9.9.\r";
+    let mut out = Vec::new();
+    render_human("cr.txt", src, &findings(src, "dotted-lettered"), &mut out).expect("writes");
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.contains("cr.txt:2:5"), "{text}");
+}
+
+/// Many findings in a big text: each is located with the line index, and the counts are
+/// exact (issue 10, failure 2; its time is measured by the bench, docs/performance.md).
+#[test]
+fn many_findings_in_a_big_text_keep_their_lines() {
+    let block = "1.0 A\nSee 9.9.\n1.1 B\n";
+    let src = block.repeat(20_000);
+    let f = findings(&src, "dotted-lettered");
+    let t0101: Vec<usize> = f.iter().filter(|f| f.code == "T0101").map(|f| f.line).collect();
+    assert_eq!(t0101.len(), 20_000);
+    assert!(t0101.iter().enumerate().all(|(i, &l)| l == 3 * i + 2));
 }
 
 #[test]

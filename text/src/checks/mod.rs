@@ -90,7 +90,9 @@ impl<'a> Sink<'a> {
         while end < len && !self.src.is_char_boundary(end) {
             end += 1;
         }
-        let line = self.src.get(..start).map(|s| s.matches('\n').count() + 1).unwrap_or(1);
+        // The index's lines (built once by the lexer, which knows `\n`, `\r\n` and `\r`):
+        // a binary search, not a count from the top of the file per finding.
+        let line = self.index.lines.partition_point(|l| l.start <= start).max(1);
         let paragraph = self.index.paragraph_at(start).map(|p| self.index.anchor(p));
         self.findings.push(Finding {
             code,

@@ -1,0 +1,3 @@
+//! Test support shared by the root package's integration tests.
+
+pub mod texts;

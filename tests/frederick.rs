@@ -39,7 +39,7 @@ fn check_reports_coverage_examples_and_the_disagreement() {
     assert!(!c.has_errors());
     let r = &c.report;
     assert_eq!((r.paragraphs, r.encoded.len(), r.waived.len(), r.missing.len()), (93, 88, 5, 0));
-    assert_eq!((r.examples_run, r.examples_passed), (13, 13));
+    assert_eq!((r.examples_run, r.examples_passed), (21, 21));
     assert_eq!(r.rulings.len(), 3);
     assert!(r.supplied.len() >= 20, "{} supplied items", r.supplied.len());
     let w: Vec<_> = c.diagnostics.iter().filter(|d| d.code == "W0005").collect();

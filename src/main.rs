@@ -63,6 +63,9 @@ enum Cmd {
         /// Print calls and VM instructions per rulebook function on stderr.
         #[arg(long)]
         profile: bool,
+        /// Do not check the rulebook's invariants (faster; a game that keeps them plays the same).
+        #[arg(long)]
+        no_invariants: bool,
     },
     /// Lint a rulebook's prose: numbering, cross-references, dice tables.
     Text {
@@ -90,8 +93,8 @@ fn main() -> ExitCode {
     };
     let code = match cli.cmd {
         Cmd::Check { rulebook, text, format } => cmd_check(&rulebook, text.as_deref(), format),
-        Cmd::Run { rulebook, scenario, seed, agents, rulings, options, log, games, profile } => {
-            cmd_run(&rulebook, scenario, seed, &agents, &rulings, &options, log, games, profile)
+        Cmd::Run { rulebook, scenario, seed, agents, rulings, options, log, games, profile, no_invariants } => {
+            cmd_run(&rulebook, scenario, seed, &agents, &rulings, &options, log, games, profile, !no_invariants)
         }
         Cmd::Text { path, index, style, format } => {
             let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };
@@ -236,6 +239,7 @@ fn cmd_run(
     log: Option<PathBuf>,
     games: Option<u64>,
     profile: bool,
+    invariants: bool,
 ) -> u8 {
     let (_, c) = match build(path, Format::Human) {
         Ok(x) => x,
@@ -289,7 +293,7 @@ fn cmd_run(
         }
     };
     if let Some(n) = games {
-        return run_many(&prog, scenario, seed, n, agent_kinds, rulings, options);
+        return run_many(&prog, scenario, seed, n, agent_kinds, rulings, options, invariants);
     }
     let opts = GameOptions {
         scenario,
@@ -299,6 +303,7 @@ fn cmd_run(
         options: options.iter().cloned().collect(),
         log: true,
         profile,
+        invariants,
         ..GameOptions::default()
     };
     let outcome = match play(&prog, &opts) {
@@ -352,9 +357,12 @@ fn run_many(
     agents: BTreeMap<String, AgentKind>,
     rulings: BTreeMap<String, String>,
     options: &[String],
+    invariants: bool,
 ) -> u8 {
     let mut wins: BTreeMap<String, u64> = BTreeMap::new();
     let mut errors = 0u64;
+    // Broken invariants (R0015) by invariant name; they count among the errors too.
+    let mut violations: BTreeMap<String, u64> = BTreeMap::new();
     let mut turns = 0i64;
     let mut instructions = 0u64;
     let mut decisions = 0u64;
@@ -367,6 +375,7 @@ fn run_many(
             rulings: rulings.clone(),
             options: options.iter().cloned().collect(),
             log: false,
+            invariants,
             ..GameOptions::default()
         };
         match play(prog, &opts) {
@@ -380,6 +389,9 @@ fn run_many(
                     }
                     Err(e) => {
                         errors += 1;
+                        if e.code == "R0015" {
+                            *violations.entry(e.function.clone()).or_default() += 1;
+                        }
                         eprintln!("seed {}: {e}", seed + i);
                     }
                 }
@@ -395,6 +407,7 @@ fn run_many(
         "games": n,
         "results": wins,
         "errors": errors,
+        "invariants": if invariants { serde_json::json!({ "checked": prog.invariants.len(), "violations": violations }) } else { serde_json::json!("not checked") },
         "average_turns": if n > errors { turns as f64 / (n - errors) as f64 } else { 0.0 },
         "seconds": secs,
         "instructions_per_game": instructions / n.max(1),

@@ -542,80 +542,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     }
     let mut functions: Vec<Function> = functions.into_iter().map(|f| f.unwrap_or_default()).collect();
 
-    // Triggers: a condition fn and a body procedure each.
-    for d in decls {
-        if let DeclKind::Trigger { name, once, when, body } = &d.kind {
-            let para = first_para(d);
-            let mut fc = FnCx::new(&mut cx, &para, when.span, true, "trigger condition");
-            let o = fc.expr(when);
-            if !o.ty.fits(&Ty::Bool) {
-                fc.cx.diags.push(
-                    Diagnostic::error("E0303", when.span, "a trigger condition must be Bool")
-                        .with_paragraph(para.clone()),
-                );
-            }
-            fc.ret(o.reg);
-            let cond = fc.finish(&format!("{}?", name.name), FnKind::Trigger, 0);
-            let mut fc = FnCx::new(&mut cx, &para, body.span, false, "procedure");
-            fc.block(body);
-            let b = fc.finish(&name.name, FnKind::Procedure, 0);
-            let ci = functions.len() as u32;
-            functions.push(cond);
-            functions.push(b);
-            let p = cx.env.para(&para);
-            prog.triggers.push(TriggerDef {
-                name: name.name.clone(),
-                once: *once,
-                cond: ci,
-                body: ci + 1,
-                para: p,
-            });
-        }
-    }
-
-    // Interrupts: a condition fn and a body procedure each, over (Unit, Hex, Hex).
-    for d in decls {
-        if let DeclKind::Interrupt { name, params, when, body } = &d.kind {
-            let para = first_para(d);
-            let want = [Ty::Unit, Ty::Hex, Ty::Hex];
-            let tys: Vec<Ty> = params.iter().map(|p| cx.env.ty(&p.ty).unwrap_or(Ty::Error)).collect();
-            if tys != want {
-                cx.diags.push(
-                    Diagnostic::error(
-                        "E0601",
-                        name.span,
-                        format!("interrupt `{}` must take (mover: Unit, from: Hex, dest: Hex)", name.name),
-                    )
-                    .with_paragraph(para.clone()),
-                );
-                continue;
-            }
-            let mut fc = FnCx::new(&mut cx, &para, when.span, true, "interrupt condition");
-            for (p, t) in params.iter().zip(&want) {
-                fc.param(&p.name.name, t.clone());
-            }
-            let o = fc.expr(when);
-            if !o.ty.fits(&Ty::Bool) {
-                fc.cx.diags.push(
-                    Diagnostic::error("E0303", when.span, "an interrupt condition must be Bool")
-                        .with_paragraph(para.clone()),
-                );
-            }
-            fc.ret(o.reg);
-            let cond = fc.finish(&format!("{}?", name.name), FnKind::Trigger, 3);
-            let mut fc = FnCx::new(&mut cx, &para, body.span, false, "procedure");
-            for (p, t) in params.iter().zip(&want) {
-                fc.param(&p.name.name, t.clone());
-            }
-            fc.block(body);
-            let b = fc.finish(&name.name, FnKind::Procedure, 3);
-            let ci = functions.len() as u32;
-            functions.push(cond);
-            functions.push(b);
-            let p = cx.env.para(&para);
-            prog.interrupts.push(InterruptDef { name: name.name.clone(), cond: ci, body: ci + 1, para: p });
-        }
-    }
+    // Triggers, interrupts and invariants: the rules that run at points of play.
+    crate::points::compile_points(&mut cx, decls, &mut functions, &mut prog);
 
     // Hidden per-unit tracks and the public estimate shown to the other sides.
     for d in decls {
@@ -1127,6 +1055,11 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     report.rulings = prog.rulings.iter().map(|r| r.name.clone()).collect();
     report.tables = prog.tables.len();
     report.functions = prog.functions.len();
+    report.invariants = prog
+        .invariants
+        .iter()
+        .map(|i| (i.name.clone(), i.paras.iter().map(|&p| prog.para(p).to_string()).collect()))
+        .collect();
     Out { program: prog, report, examples }
 }
 

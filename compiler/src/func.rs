@@ -760,6 +760,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.emit(Op::TurnBegin { turn: t });
                 self.loops.push((Vec::new(), self.phase_depth));
                 self.block(body);
+                self.emit(Op::TurnEnd);
                 self.emit(Op::Add { dst: t, a: t, b: one });
                 self.emit(Op::Jump { to: top });
                 let h = self.here();

@@ -11,6 +11,7 @@ mod env;
 mod examples;
 mod func;
 mod map;
+mod points;
 mod report;
 mod scenario;
 mod tables;

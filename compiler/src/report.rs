@@ -16,6 +16,8 @@ pub struct Report {
     pub examples_passed: usize,
     pub tables: usize,
     pub functions: usize,
+    /// Invariants (the rules' "musts" the VM checks): (name, paragraphs).
+    pub invariants: Vec<(String, Vec<String>)>,
     /// Contents entries (number, title, status) for `--text` coverage.
     pub contents: Vec<(String, String, ContentStatus)>,
 }
@@ -48,6 +50,7 @@ impl Report {
             s.push_str(&format!("    §{para} {what}: {reason}\n"));
         }
         s.push_str(&format!("  rulings: {}\n", self.rulings.len()));
+        s.push_str(&format!("  invariants: {}\n", self.invariants.len()));
         s.push_str(&format!("  examples: {} run, {} passed\n", self.examples_run, self.examples_passed));
         s.push_str(&format!("  tables: {}, compiled functions: {}\n", self.tables, self.functions));
         if !self.missing.is_empty() {

@@ -84,6 +84,17 @@ pub struct Decl {
     pub span: Span,
 }
 
+/// Where an invariant is checked, with the names it binds.
+#[derive(Clone, Debug, Serialize)]
+pub enum CheckPoint {
+    /// `after phase P(s)` / `before phase P(s)`; `phase` is `None` for `any phase`.
+    Phase { after: bool, phase: Option<Ident>, side: Ident },
+    /// `after move(u, from, to)`.
+    Move { unit: Ident, from: Ident, to: Ident },
+    /// `after turn`.
+    Turn,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Supplied {
     pub reason: String,
@@ -180,6 +191,14 @@ pub enum DeclKind {
         params: Vec<Param>,
         when: Expr,
         body: Block,
+    },
+    /// `invariant NAME "text" after phase Combat(s): COND;`: a rule's "must", checked by
+    /// the VM at the point named.
+    Invariant {
+        name: Ident,
+        text: String,
+        point: CheckPoint,
+        cond: Expr,
     },
     /// `hidden sp, supply shown estimate`: per-unit tracks a side does not see of the
     /// other sides' units; agents' `prefer` scores read `estimate(unit)` instead.

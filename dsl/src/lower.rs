@@ -377,6 +377,13 @@ impl Lowerer {
                 let body = self.block(k.next());
                 DeclKind::Interrupt { name, params, when, body }
             }
+            Rule::invariant_decl => {
+                let name = self.ident(k.next());
+                let text = self.string(k.next());
+                let point = self.check_point(k.next());
+                let cond = self.expr(k.next());
+                DeclKind::Invariant { name, text, point, cond }
+            }
             Rule::hidden_decl => {
                 let tracks = self.ident_list(k.next());
                 let shown = self.ident(k.next());
@@ -576,6 +583,27 @@ impl Lowerer {
     }
 
     // ------------------------------------------------------------ functions, hooks
+
+    fn check_point(&mut self, p: P) -> CheckPoint {
+        let inner = Kids::of(p).next();
+        let rule = inner.as_rule();
+        let mut k = Kids::of(inner);
+        match rule {
+            Rule::cp_phase | Rule::cp_any_phase => {
+                let after = k.next().as_str() == "after";
+                let phase = if rule == Rule::cp_phase { Some(self.ident(k.next())) } else { None };
+                let side = self.ident(k.next());
+                CheckPoint::Phase { after, phase, side }
+            }
+            Rule::cp_move => {
+                let unit = self.ident(k.next());
+                let from = self.ident(k.next());
+                let to = self.ident(k.next());
+                CheckPoint::Move { unit, from, to }
+            }
+            _ => CheckPoint::Turn,
+        }
+    }
 
     fn params(&mut self, p: P) -> Vec<Param> {
         p.into_inner()

@@ -36,6 +36,7 @@ const DECL_KWS: &[&str] = &[
     "scenario",
     "trigger",
     "interrupt",
+    "invariant",
     "hidden",
     "ruling",
     "example",

@@ -664,6 +664,13 @@ impl<'p> Vm<'p> {
             self.remove_unit(u, true)?;
         }
         self.check_triggers()?;
+        match path.last() {
+            Some(&last) if exit.is_none() && last != from => {
+                let args = [Value::Unit(u), Value::Hex(from), Value::Hex(last)];
+                self.check_invariants(crate::program::CheckAt::AfterMove, &args)?;
+            }
+            _ => {}
+        }
         Ok(true)
     }
 

@@ -4,7 +4,7 @@
 use crate::agent::ChoiceRequest;
 use crate::error::{GameResult, RuntimeError};
 use crate::op::{Field, Op, NO_REG};
-use crate::program::MarkerOn;
+use crate::program::{CheckAt, MarkerOn};
 use crate::state::{UnitStatus, OFF_MAP};
 use crate::value::Value;
 use crate::vm::{as_bool, as_int, Exec, Halt, Vm};
@@ -314,6 +314,7 @@ impl<'p> Vm<'p> {
                 }
                 self.check_triggers()?;
                 if from != OFF_MAP && from != h {
+                    self.check_invariants(CheckAt::AfterMove, &[Value::Unit(u), Value::Hex(from), Value::Hex(h)])?;
                     self.run_interrupts(u, from, h)?;
                 }
             }
@@ -466,11 +467,18 @@ impl<'p> Vm<'p> {
                 }
                 self.state.phase = name;
                 self.event("phase", json!({}));
+                let s = Value::Side(self.state.phasing);
+                self.check_invariants(CheckAt::BeforePhase(Some(name)), &[s])?;
             }
             Op::PhaseEnd => {
+                if self.state.phase != u32::MAX {
+                    let s = Value::Side(self.state.phasing);
+                    self.check_invariants(CheckAt::AfterPhase(Some(self.state.phase)), &[s])?;
+                }
                 self.event("phase_end", json!({}));
                 self.state.phase = u32::MAX;
             }
+            Op::TurnEnd => self.check_invariants(CheckAt::AfterTurn, &[])?,
             other => {
                 return Err(RuntimeError::new("R0001", format!("unexpected instruction {other:?}")).into());
             }

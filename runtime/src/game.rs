@@ -46,6 +46,9 @@ pub struct GameOptions {
     pub budget: u64,
     /// Count calls and instructions per rulebook function (`GameOutcome::profile`).
     pub profile: bool,
+    /// Check the rulebook's invariants (a broken one stops the game with R0015).
+    /// Checking never changes a game that keeps them.
+    pub invariants: bool,
 }
 
 impl Default for GameOptions {
@@ -59,6 +62,7 @@ impl Default for GameOptions {
             log: true,
             budget: 200_000_000,
             profile: false,
+            invariants: true,
         }
     }
 }
@@ -168,6 +172,7 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
     }
     let mut vm = Vm::new(prog, state, si, opts.seed, agents, log, rulings, opts.budget);
     vm.options = options;
+    vm.check_invariants = opts.invariants && !prog.invariants.is_empty();
     if opts.profile {
         vm.profile = Some(Vec::new());
     }

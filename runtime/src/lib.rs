@@ -10,6 +10,7 @@ mod builtins;
 pub mod dice;
 pub mod disasm;
 mod effects;
+mod invariants;
 pub mod error;
 pub mod game;
 pub mod log;

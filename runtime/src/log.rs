@@ -19,6 +19,10 @@ impl Log {
     pub fn enabled(&self) -> bool {
         self.enabled
     }
+    /// Switch event recording off or on (invariant checks evaluate rules silently).
+    pub(crate) fn set_enabled(&mut self, on: bool) {
+        self.enabled = on;
+    }
     /// Append one event; `fields` must be a JSON object.
     pub fn event(&mut self, kind: &str, fields: Json) {
         if !self.enabled {

@@ -505,6 +505,8 @@ pub enum Op {
     TurnBegin {
         turn: Reg,
     },
+    /// End of a game turn: checks the `after turn` invariants.
+    TurnEnd,
     /// Start phase `name` with phasing side r[side]; logs.
     PhaseBegin {
         name: u32,

@@ -47,6 +47,9 @@ pub struct Program {
     /// Per-unit tracks hidden from the other sides, with the estimate they see instead.
     #[serde(default)]
     pub hidden: Vec<HiddenDef>,
+    /// The rules' "musts", in declaration order: checked at their points of play.
+    #[serde(default)]
+    pub invariants: Vec<InvariantDef>,
     /// The sequence of play: a procedure with no parameters.
     pub sequence: Option<FnId>,
     pub rulings: Vec<RulingDef>,
@@ -284,6 +287,35 @@ pub struct InterruptDef {
     pub cond: FnId,
     pub body: FnId,
     pub para: ParaId,
+}
+
+/// Where an invariant is checked. A phase is named by its string id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CheckAt {
+    /// At the start of every phase of this name (`None`: every phase); `cond(side)`.
+    BeforePhase(Option<u32>),
+    /// At the end of every phase of this name (`None`: every phase); `cond(side)`.
+    AfterPhase(Option<u32>),
+    /// After every move of a unit between map hexes (a `move` or a retreat);
+    /// `cond(unit, from, to)`.
+    AfterMove,
+    /// At the end of every turn; `cond()`.
+    AfterTurn,
+}
+
+/// A rule's "must": `cond` (a pure fn over the check point's values) must hold at
+/// every point `at` of a game. `witnesses`, when the condition is `all x in L where W:
+/// C`, lists the `x` that break it (same parameters).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InvariantDef {
+    pub name: String,
+    /// What the invariant says, in the encoder's words.
+    pub text: String,
+    pub at: CheckAt,
+    pub cond: FnId,
+    pub witnesses: Option<FnId>,
+    /// Its anchors, first first.
+    pub paras: Vec<ParaId>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -71,7 +71,7 @@ pub fn verify(p: &Program) -> Result<(), String> {
                     opt_ok(dst) && argc <= 5 && a[..argc as usize].iter().all(|&r| reg_ok(r))
                 }
                 Op::Ret { src } => reg_ok(src),
-                Op::RetNil | Op::PhaseEnd => true,
+                Op::RetNil | Op::PhaseEnd | Op::TurnEnd => true,
                 Op::Roll { dst, count, sides } => reg_ok(dst) && count > 0 && sides > 0,
                 Op::Lookup { dst, table, col, row } => {
                     reg_ok(dst) && opt_ok(col) && reg_ok(row) && (table as usize) < p.tables.len()
@@ -138,6 +138,28 @@ pub fn verify(p: &Program) -> Result<(), String> {
             || (!t.odds.is_empty() && t.odds.len() != t.columns.len())
         {
             return Err(format!("table {}: cell count does not match its shape", t.name));
+        }
+    }
+    for inv in &p.invariants {
+        let params = match inv.at {
+            crate::program::CheckAt::BeforePhase(_) | crate::program::CheckAt::AfterPhase(_) => 1,
+            crate::program::CheckAt::AfterMove => 3,
+            crate::program::CheckAt::AfterTurn => 0,
+        };
+        let fn_ok = |f: u32| p.functions.get(f as usize).map(|g| g.params == params).unwrap_or(false);
+        let phase_ok = match inv.at {
+            crate::program::CheckAt::BeforePhase(Some(s)) | crate::program::CheckAt::AfterPhase(Some(s)) => {
+                (s as usize) < p.strings.len()
+            }
+            _ => true,
+        };
+        if !fn_ok(inv.cond)
+            || !inv.witnesses.map(fn_ok).unwrap_or(true)
+            || !phase_ok
+            || inv.paras.is_empty()
+            || inv.paras.iter().any(|&q| (q as usize) >= p.paragraphs.len())
+        {
+            return Err(format!("invariant {}: bad function, phase or paragraph", inv.name));
         }
     }
     let n_hex = p.map.cols as usize * p.map.rows as usize;

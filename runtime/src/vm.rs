@@ -68,6 +68,8 @@ pub struct Vm<'p> {
     pub(crate) budget_start: u64,
     depth: u32,
     pub(crate) in_trigger: bool,
+    /// Check the rulebook's invariants at their points (on unless switched off).
+    pub(crate) check_invariants: bool,
     /// An interrupt body is running (interrupts do not nest).
     pub(crate) in_interrupt: bool,
     /// The side whose agent is scoring a choice: hidden tracks of other sides' units
@@ -137,6 +139,7 @@ impl<'p> Vm<'p> {
             budget_start: budget,
             depth: 0,
             in_trigger: false,
+            check_invariants: !prog.invariants.is_empty(),
             in_interrupt: false,
             view: None,
             rulings_read: vec![false; prog.rulings.len()],

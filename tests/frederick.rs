@@ -39,7 +39,11 @@ fn check_reports_coverage_examples_and_the_disagreement() {
     assert!(!c.has_errors());
     let r = &c.report;
     assert_eq!((r.paragraphs, r.encoded.len(), r.waived.len(), r.missing.len()), (93, 88, 5, 0));
-    assert_eq!((r.examples_run, r.examples_passed), (13, 13));
+    assert_eq!((r.examples_run, r.examples_passed), (23, 23));
+    // Issue 9: the text's musts as invariants, each anchored to its paragraph; every game
+    // below checks them (GameOptions::default has invariants on).
+    assert_eq!(r.invariants.len(), 21);
+    assert!(r.invariants.iter().all(|(_, paras)| !paras.is_empty()));
     assert_eq!(r.rulings.len(), 3);
     assert!(r.supplied.len() >= 20, "{} supplied items", r.supplied.len());
     let w: Vec<_> = c.diagnostics.iter().filter(|d| d.code == "W0005").collect();

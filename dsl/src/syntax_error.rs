@@ -49,6 +49,7 @@ const DECL_KWS: &[&str] = &[
 ];
 const STMT_KWS: &[&str] = &[
     "let",
+    "sealed",
     "set",
     "if",
     "for",

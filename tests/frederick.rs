@@ -1,7 +1,7 @@
 //! The Campaigns of Frederick the Great: the encoding compiles with its counts, plays the
 //! 1757 annual campaign to a victory determination over many seeds, deterministically.
 
-use kriegsspiel_compiler::{compile, load};
+use kriegsspiel_compiler::{compile, compile_with, load};
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
 use kriegsspiel_runtime::Program;
 use std::collections::BTreeMap;
@@ -91,7 +91,8 @@ fn five_hundred_random_and_one_hundred_heuristic_games() {
         if seed % 2 == 0 {
             o.options.insert("leader_loss".into());
         }
-        let out = play(fred(), &o).expect("plays");
+        let prog = if seed % 2 == 0 { fred_with_leader_loss() } else { fred() };
+        let out = play(prog, &o).expect("plays");
         out.result.as_ref().unwrap_or_else(|e| panic!("heuristic seed {seed}: {e:?}"));
         for line in &out.log.lines {
             for (key, pat) in [
@@ -110,6 +111,42 @@ fn five_hundred_random_and_one_hundred_heuristic_games() {
     for key in ["battle", "morale", "siege", "reaction", "capture"] {
         assert!(features.get(key).copied().unwrap_or(0) > 0, "no {key} in ten logged heuristic games");
     }
+}
+
+/// Frederick with the leader-loss layer (12.0) compiled in, as `run --option leader_loss`.
+fn fred_with_leader_loss() -> &'static Program {
+    static P: OnceLock<Program> = OnceLock::new();
+    P.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rulebooks/frederick-the-great");
+        let sources = load(&dir).expect("rulebook loads");
+        compile_with(&sources, &["leader_loss".to_string()]).program.expect("compiles with leader losses")
+    })
+}
+
+/// 12.0 is an optional layer: compiled without it, a run may not switch it on; compiled
+/// with it, its events name the layer, and `check` lists the replacement.
+#[test]
+fn leader_losses_are_a_layer() {
+    let mut o = opts(2, AgentKind::Heuristic, AgentKind::Heuristic);
+    o.options.insert("leader_loss".into());
+    assert!(play(fred(), &o).err().expect("refused").contains("compile the rulebook with it"));
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rulebooks/frederick-the-great");
+    let c = compile(&load(&dir).expect("loads"));
+    assert!(c
+        .report
+        .supersessions
+        .iter()
+        .any(|s| s.how == "replaces" && s.what == "procedure leader_losses" && s.layer == "leader_loss"));
+    let mut layered = 0;
+    for seed in 1..=30 {
+        let mut o = opts(seed, AgentKind::Heuristic, AgentKind::Heuristic);
+        o.options.insert("leader_loss".into());
+        o.log = true;
+        let out = play(fred_with_leader_loss(), &o).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        layered += out.log.lines.iter().filter(|l| l.contains(r#""para":"12.0","layer":"leader_loss""#)).count();
+    }
+    assert!(layered > 0, "no leader-loss event in 30 games");
 }
 
 /// Mixed pairings and the alternative rulings play too.

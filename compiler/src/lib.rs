@@ -170,7 +170,16 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
             let b = layers::select(&book, &layers, &act, Some(li));
             let mut more = Vec::new();
             let (_, r, enc) = compile_one(&b, &mut more, |p| layer_info(p, &book, &layers, &act, &b));
+            // "Never used" holds only where no configuration uses the declaration:
+            // keep a W0001 that this configuration reports too, drop the others.
+            let unused_here: std::collections::BTreeSet<_> =
+                more.iter().filter(|d| d.code == "W0001").map(|d| d.span).collect();
+            diags.retain(|d| d.code != "W0001" || unused_here.contains(&d.span));
             for d in more {
+                // From a layer's configuration: its errors and its examples' results.
+                if !d.is_error() && !matches!(d.code, "W0003" | "W0005") {
+                    continue;
+                }
                 let dup =
                     diags.iter().any(|x| x.code == d.code && x.span == d.span && x.message == d.message);
                 if !dup {

@@ -38,6 +38,12 @@ impl Compilation {
     }
 }
 
+/// The language's built-in functions as (name, what it does): a read-only list for
+/// editors (completion, hover).
+pub fn builtin_functions() -> Vec<(&'static str, &'static str)> {
+    builtins::signatures().into_iter().map(|b| (b.name, b.doc)).collect()
+}
+
 /// Read a rulebook: a directory of `.ks` files (in name order) or a single file.
 pub fn load(path: &Path) -> Result<SourceMap, String> {
     let mut sources = SourceMap::new();

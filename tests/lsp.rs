@@ -5,7 +5,7 @@
 //! inline rulebook written to a temporary directory and on rulebooks/peter-the-great.
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
@@ -376,6 +376,28 @@ fn inline_rulebook_navigation() {
         locs[0]["range"]["start"]["line"],
         json!(PRELUDE.lines().position(|l| l.contains("§4.0")).unwrap_or(0))
     );
+
+    // Locals: a loop variable, a parameter; each in its own declaration.
+    let r = c.at("textDocument/definition", &rules, pos(RULES, "cost(u);", 0, 5));
+    let locs = r["result"].as_array().cloned().unwrap_or_default();
+    assert_eq!(locs.len(), 1, "{r}");
+    assert_eq!(locs[0]["range"]["start"], json!({ "line": 4, "character": 6 }), "the `u` of `for u`: {r}");
+    let r = c.at("textDocument/definition", &rules, pos(RULES, "u.ma", 0, 0));
+    let locs = r["result"].as_array().cloned().unwrap_or_default();
+    assert_eq!(locs.len(), 1, "{r}");
+    assert_eq!(
+        locs[0]["range"]["start"],
+        json!({ "line": 1, "character": 13 }),
+        "the parameter of cost: {r}"
+    );
+    let r = c.at("textDocument/references", &rules, pos(RULES, "units(s)", 0, 6));
+    let lines: Vec<Value> = r["result"]
+        .as_array()
+        .map(|a| a.iter().map(|l| l["range"]["start"].clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(lines, [json!({ "line": 3, "character": 23 }), json!({ "line": 4, "character": 17 })], "{r}");
+    let h = hover_text(&c.at("textDocument/hover", &rules, pos(RULES, "cost(u);", 0, 5)));
+    assert!(h.contains("for u in units(s) {") && h.contains("*local* `u`"), "{h}");
 
     // References: the declaration and the uses, across files.
     let r = c.at("textDocument/references", &rules, pos(RULES, "ma + 1", 0, 0));

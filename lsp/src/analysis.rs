@@ -182,6 +182,62 @@ impl Analysis {
         self.defs.iter().filter(move |d| d.name == name)
     }
 
+    /// The declaration (outline entry) of `file` whose span holds `offset`.
+    fn enclosing(&self, file: u32, offset: usize) -> Option<Span> {
+        self.outline
+            .get(file as usize)?
+            .iter()
+            .find(|o| o.span.start as usize <= offset && offset <= o.span.end as usize)
+            .map(|o| o.span)
+    }
+
+    /// A local name (parameter, `let`, `for`, `choose` or quantifier variable) at
+    /// `offset`: the binding nearest before it in the enclosing declaration, and every
+    /// use of the name in that declaration from the binding on. Lexical: the compiler
+    /// is the judge of scopes; this is what an editor needs to jump and highlight.
+    pub fn local(&self, file: u32, offset: usize, name: &str) -> Option<(Span, Vec<Span>)> {
+        let decl = self.enclosing(file, offset)?;
+        let text = self.sources.text(file);
+        let toks = self.tokens.get(file as usize)?;
+        let inside: Vec<&Tok> =
+            toks.iter().filter(|t| t.start >= decl.start as usize && t.end <= decl.end as usize).collect();
+        let binds = |i: usize| -> bool {
+            let t = inside[i];
+            if t.kind != lex::TokKind::Ident || t.text != name {
+                return false;
+            }
+            let prev = i.checked_sub(1).map(|j| inside[j].text.as_str());
+            let binder = matches!(
+                prev,
+                Some(
+                    "let"
+                        | "for"
+                        | "choose"
+                        | "sum"
+                        | "count"
+                        | "any"
+                        | "all"
+                        | "min"
+                        | "max"
+                        | "filter"
+                        | "map"
+                )
+            );
+            let before = text[..t.start].trim_end().chars().last();
+            let after = text[t.end..].trim_start().chars().next();
+            let param = matches!(before, Some('(' | ',')) && after == Some(':');
+            binder || param
+        };
+        let at = (0..inside.len()).filter(|&i| inside[i].start <= offset && binds(i)).last()?;
+        let b = inside[at];
+        let uses = inside[at..]
+            .iter()
+            .filter(|t| t.kind == lex::TokKind::Ident && t.text == name)
+            .map(|t| Span::new(file, t.start, t.end))
+            .collect();
+        Some((Span::new(file, b.start, b.end), uses))
+    }
+
     /// Every identifier token named `name`, in every file: (file, start, end).
     pub fn occurrences(&self, name: &str) -> Vec<Span> {
         let mut out = Vec::new();

@@ -431,6 +431,14 @@ impl State {
         Ok((a, f, tok))
     }
 
+    /// A local binding of the identifier token `tok` (not a declared name).
+    fn local_of(a: &Analysis, f: u32, tok: &lex::Tok) -> Option<(Span, Vec<Span>)> {
+        if tok.kind != TokKind::Ident || a.defs_named(&tok.text).next().is_some() {
+            return None;
+        }
+        a.local(f, tok.start, &tok.text)
+    }
+
     fn anchor_line(a: &Analysis, anchor: &str) -> String {
         let (base, _) = split_item(anchor);
         match a.contents.get(&base) {
@@ -452,7 +460,7 @@ impl State {
                 }
             }
         }
-        let (a, _, tok) = self.token(pos)?;
+        let (a, f, tok) = self.token(pos)?;
         let Some(tok) = tok else { return Ok(Value::Null) };
         let text = match tok.kind {
             TokKind::Anchor => {
@@ -506,6 +514,14 @@ impl State {
                     parts.join("\n\n---\n\n")
                 } else if let Some((n, doc)) = self.builtins.iter().find(|(n, _)| *n == tok.text) {
                     format!("*built-in* `{n}`: {doc}")
+                } else if let Some((bind, _)) = Self::local_of(a, f, &tok) {
+                    let text = a.text(bind.file);
+                    let ls = text[..bind.start as usize].rfind('\n').map(|i| i + 1).unwrap_or(0);
+                    let le = text[bind.start as usize..]
+                        .find('\n')
+                        .map(|i| i + bind.start as usize)
+                        .unwrap_or(text.len());
+                    format!("```kriegsspiel\n{}\n```\n\n*local* `{}`", text[ls..le].trim(), tok.text)
                 } else {
                     return Ok(Value::Null);
                 }
@@ -516,10 +532,13 @@ impl State {
 
     fn definition(&mut self, pos: &lt::TextDocumentPositionParams) -> Result<Value, String> {
         self.ensure(pos.text_document.uri.as_str())?;
-        let (a, _, tok) = self.token(pos)?;
+        let (a, f, tok) = self.token(pos)?;
         let Some(tok) = tok else { return Ok(Value::Null) };
         let spans: Vec<Span> = match tok.kind {
-            TokKind::Ident => a.defs_named(&tok.text).map(|d| d.span).collect(),
+            TokKind::Ident => match Self::local_of(a, f, &tok) {
+                Some((bind, _)) => vec![bind],
+                None => a.defs_named(&tok.text).map(|d| d.span).collect(),
+            },
             TokKind::Anchor => {
                 a.contents.get(&split_item(&tok.text).0).map(|(_, s)| *s).into_iter().collect()
             }
@@ -530,9 +549,14 @@ impl State {
 
     fn references(&mut self, p: &lt::ReferenceParams) -> Result<Value, String> {
         self.ensure(p.text_document_position.text_document.uri.as_str())?;
-        let (a, _, tok) = self.token(&p.text_document_position)?;
+        let (a, f, tok) = self.token(&p.text_document_position)?;
         let Some(tok) = tok else { return Ok(Value::Null) };
+        let local = Self::local_of(a, f, &tok);
         let spans: Vec<Span> = match tok.kind {
+            TokKind::Ident if local.is_some() => {
+                let (bind, uses) = local.unwrap_or_default();
+                uses.into_iter().filter(|s| p.context.include_declaration || *s != bind).collect()
+            }
             TokKind::Ident => {
                 let decls: Vec<Span> = a.defs_named(&tok.text).map(|d| d.span).collect();
                 a.occurrences(&tok.text)

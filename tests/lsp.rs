@@ -604,3 +604,49 @@ fn peter_the_great() {
     assert_eq!(c.diagnostics(&uri_c), Vec::<Value>::new());
     assert_eq!(c.shutdown(), 0);
 }
+
+#[test]
+fn truncated_and_garbled_buffers_never_stop_the_server() {
+    let dir = peter();
+    let combat_path = dir.join("combat.ks");
+    let combat = std::fs::read_to_string(&combat_path).expect("combat.ks");
+    let texts = fresh_dir("garbled");
+    let mut c = Client::start(&texts, json!({}));
+    let uri_c = c.open(&combat_path);
+    assert_eq!(c.diagnostics(&uri_c), Vec::<Value>::new());
+    let cuts: Vec<usize> = (1..40).map(|i| i * combat.len() / 40).collect();
+    let mut version = 1;
+    for (k, cut) in cuts.into_iter().enumerate() {
+        let mut cut = cut;
+        while !combat.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        // Every other buffer also loses a slice from its middle.
+        let text = if k % 2 == 0 {
+            combat[..cut].to_string()
+        } else {
+            format!("{}{}", &combat[..cut / 2], &combat[cut..])
+        };
+        version += 1;
+        c.change(&uri_c, version, &text);
+        let d = c.diagnostics(&uri_c);
+        assert!(d.iter().all(|x| x["code"].is_string() && x["range"].is_object()), "{d:?}");
+        let last = text.lines().count() as u32;
+        for p in [(0, 0), (last.saturating_sub(1), 3), (last / 2, 10), (last, 0)] {
+            for m in [
+                "textDocument/hover",
+                "textDocument/definition",
+                "textDocument/references",
+                "textDocument/completion",
+            ] {
+                let r = c.at(m, &uri_c, p);
+                assert!(r.get("error").is_none(), "{m} {p:?} at cut {cut}: {r}");
+            }
+        }
+        let r = c.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": uri_c } }));
+        assert!(r["result"].is_array(), "{r}");
+    }
+    c.change(&uri_c, version + 1, &combat);
+    assert_eq!(c.diagnostics(&uri_c), Vec::<Value>::new());
+    assert_eq!(c.shutdown(), 0);
+}

@@ -93,7 +93,15 @@ pub fn run(conn: &Connection) -> End {
                     continue;
                 }
                 st.refresh(conn);
-                let resp = st.request(req);
+                // A bug of ours must not take the editor's server down: answer an error.
+                let id = req.id.clone();
+                let method = req.method.clone();
+                let resp = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| st.request(req))) {
+                    Ok(r) => r,
+                    Err(_) => {
+                        err_response(id, ErrorCode::InternalError, format!("internal error in {method}"))
+                    }
+                };
                 let _ = conn.sender.send(resp.into());
             }
             Message::Notification(n) => {

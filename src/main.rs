@@ -91,6 +91,8 @@ enum Cmd {
     },
     /// Print the compiled bytecode.
     Disasm { rulebook: PathBuf },
+    /// Run the language server on standard input and output (for editors; docs/editors.md).
+    Lsp,
 }
 
 fn main() -> ExitCode {
@@ -122,6 +124,7 @@ fn main() -> ExitCode {
             },
             Err(code) => code,
         },
+        Cmd::Lsp => kriegsspiel_lsp::run_stdio(),
     };
     ExitCode::from(code)
 }

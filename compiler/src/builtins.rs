@@ -42,7 +42,6 @@ pub struct BSig {
     /// Changes the game (not allowed in `fn`).
     pub effect: bool,
     pub iv: Iv,
-    #[allow(dead_code)]
     pub doc: &'static str,
 }
 

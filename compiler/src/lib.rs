@@ -61,6 +61,12 @@ fn unreadable(message: String) -> LoadError {
     LoadError { code: "E0701", message }
 }
 
+/// The language's built-in functions as (name, what it does): a read-only list for
+/// editors (completion, hover).
+pub fn builtin_functions() -> Vec<(&'static str, &'static str)> {
+    builtins::signatures().into_iter().map(|b| (b.name, b.doc)).collect()
+}
+
 /// Read a rulebook: a directory of `.ks` files (in name order) or a single file.
 /// Entries of a directory that are not regular files are skipped (see [`load_files`]).
 pub fn load(path: &Path) -> Result<SourceMap, String> {

@@ -18,6 +18,7 @@ mod scenario;
 mod tables;
 mod types;
 
+pub use contents::split_item;
 pub use report::{ContentStatus, Report};
 
 use kriegsspiel_dsl::{Diagnostic, SourceMap};

@@ -252,19 +252,8 @@ impl Analysis {
     }
 }
 
-/// Split `7.1.2.B` into its paragraph `7.1.2` and lettered item.
-pub fn split_item(text: &str) -> (String, Option<char>) {
-    let t = text.trim();
-    let b = t.as_bytes();
-    let n = b.len();
-    if n >= 3 && (b[n - 2] == b'.' || b[n - 2] == b' ') && b[n - 1].is_ascii_uppercase() {
-        let head = &t[..n - 2];
-        if head.ends_with(|c: char| c.is_ascii_digit() || c == ']') {
-            return (head.to_string(), Some(b[n - 1] as char));
-        }
-    }
-    (t.to_string(), None)
-}
+/// Split `7.1.2.B` into its paragraph `7.1.2` and lettered item (the compiler's reading).
+pub use kriegsspiel_compiler::split_item;
 
 /// The declaration's first line, after its anchors and `replaces`/`amends`.
 fn first_line(text: &str, d: &ast::Decl) -> String {

@@ -2,18 +2,14 @@
 //! the point the declaration names, in every game; a broken one is R0015 with the
 //! paragraph, the invariant, the turn, the phase and the units or hexes involved.
 
-use kriegsspiel_compiler::{compile, Compilation};
+use kriegsspiel_compiler::Compilation;
 use kriegsspiel_runtime::game::{play, GameOptions};
 use kriegsspiel_runtime::RuntimeError;
 
+mod support;
+
 fn compile_one(text: &str) -> Compilation {
-    let mut sources = kriegsspiel_dsl::SourceMap::new();
-    sources.add("musts.ks", text.to_string());
-    let c = compile(&sources);
-    for d in &c.diagnostics {
-        eprint!("{}", d.render(&sources));
-    }
-    c
+    support::inline::compile_one("musts.ks", text)
 }
 
 /// Play scenario "s"; the error if the game failed.
@@ -156,9 +152,21 @@ fn invariant_declarations_are_checked_by_the_compiler() {
     // A phase no `phase` statement starts: the invariant would never run.
     assert_eq!(codes(base.replace("after phase Fight(s)", "after phase Battle(s)")), ["E0602"]);
     // Not Bool.
-    assert_eq!(codes(base.replace("after move(u, from, dest): distance(from, dest) <= 1", "after move(u, from, dest): distance(from, dest)")), ["E0303"]);
+    assert_eq!(
+        codes(base.replace(
+            "after move(u, from, dest): distance(from, dest) <= 1",
+            "after move(u, from, dest): distance(from, dest)"
+        )),
+        ["E0303"]
+    );
     // Pure: no rolls.
-    assert_eq!(codes(base.replace("after move(u, from, dest): distance(from, dest) <= 1", "after move(u, from, dest): roll 1d6 > 0")), ["E0304"]);
+    assert_eq!(
+        codes(base.replace(
+            "after move(u, from, dest): distance(from, dest) <= 1",
+            "after move(u, from, dest): roll 1d6 > 0"
+        )),
+        ["E0304"]
+    );
     // Names are unique.
     assert_eq!(codes(base.replace("invariant rested", "invariant one_hex_at_a_time")), ["E0101"]);
     // The bound names have their types.

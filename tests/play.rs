@@ -24,16 +24,7 @@ fn peter() -> &'static Program {
     })
 }
 
-/// Compile one in-memory source file, printing its diagnostics (for failing tests).
-fn compile_one(name: &str, text: impl Into<String>) -> kriegsspiel_compiler::Compilation {
-    let mut sources = kriegsspiel_dsl::SourceMap::new();
-    sources.add(name, text.into());
-    let c = compile(&sources);
-    for d in &c.diagnostics {
-        eprint!("{}", d.render(&sources));
-    }
-    c
-}
+use support::inline::compile_one;
 
 /// Play scenario "s" of an inline rulebook with seed 1 (random agents unless given).
 fn play_s(prog: &Program, agents: BTreeMap<String, AgentKind>) -> kriegsspiel_runtime::game::GameOutcome {
@@ -207,7 +198,9 @@ fn peter_seeds_that_broke_invariants_play_clean() {
     let out = play(peter(), &o).expect("plays");
     assert!(out.result.is_ok(), "14.4 seed 360: {:?}", out.result);
     let placed = out.log.lines.iter().any(|l| {
-        l.contains(r#""type":"move""#) && l.contains(r#""para":"8.2.B""#) && l.contains(r#""unit":"Sheremetev""#)
+        l.contains(r#""type":"move""#)
+            && l.contains(r#""para":"8.2.B""#)
+            && l.contains(r#""unit":"Sheremetev""#)
             && l.contains(r#""from":"2814","to":"2714""#)
     });
     assert!(placed, "14.4 seed 360 no longer places Sheremetev across the lake: pick a seed that does");
@@ -835,7 +828,10 @@ fn peter_skipping_a_mandatory_attack_is_caught_by_the_7_1_1_b_invariant() {
     let mut caught = None;
     for seed in 1..=5 {
         let o = opts(seed, AgentKind::Heuristic);
-        assert!(play(peter(), &o).expect("plays").result.is_ok(), "seed {seed}: the real encoding breaks a rule");
+        assert!(
+            play(peter(), &o).expect("plays").result.is_ok(),
+            "seed {seed}: the real encoding breaks a rule"
+        );
         if let Err(e) = play(&prog, &o).expect("plays").result {
             caught = Some(e);
             break;

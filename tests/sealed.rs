@@ -2,7 +2,7 @@
 //! choice can read another's result; the names are bound after the block; the log
 //! marks the decisions sealed and reveals them together.
 
-use kriegsspiel_compiler::{compile, Compilation};
+use kriegsspiel_compiler::Compilation;
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
 use std::collections::BTreeMap;
 
@@ -25,14 +25,10 @@ contents { §1.0 "Pieces" §2.0 "Posture" §3.0 "Outcome" }
 §1.0 scenario "s" "s" { turns 3; order A, B; }
 "#;
 
+mod support;
+
 fn compile_src(src: &str) -> Compilation {
-    let mut s = kriegsspiel_dsl::SourceMap::new();
-    s.add("sealed.ks", src.to_string());
-    let c = compile(&s);
-    for d in &c.diagnostics {
-        eprint!("{}", d.render(&s));
-    }
-    c
+    support::inline::compile_one("sealed.ks", src)
 }
 
 fn b_decisions(log: &[String]) -> Vec<String> {
@@ -43,14 +39,28 @@ fn b_decisions(log: &[String]) -> Vec<String> {
 fn sealed_choices_are_logged_sealed_and_revealed_together() {
     let c = compile_src(BOOK);
     assert!(!c.has_errors());
-    let agents: BTreeMap<String, AgentKind> = [("A".to_string(), AgentKind::Heuristic), ("B".to_string(), AgentKind::Heuristic)].into();
-    let out = play(c.program.as_ref().expect("compiles"), &GameOptions { scenario: "s".into(), agents, ..GameOptions::default() })
-        .expect("plays");
+    let agents: BTreeMap<String, AgentKind> =
+        [("A".to_string(), AgentKind::Heuristic), ("B".to_string(), AgentKind::Heuristic)].into();
+    let out = play(
+        c.program.as_ref().expect("compiles"),
+        &GameOptions { scenario: "s".into(), agents, ..GameOptions::default() },
+    )
+    .expect("plays");
     assert!(out.result.is_ok());
     let lines = &out.log.lines;
     let i = lines.iter().position(|l| l.contains(r#""type":"decision""#)).expect("a decision");
-    assert!(lines[i].contains(r#""by":"A""#) && lines[i].contains(r#""sealed":true"#) && lines[i].contains(r#""para":"2.0""#), "{}", lines[i]);
-    assert!(lines[i + 1].contains(r#""by":"B""#) && lines[i + 1].contains(r#""sealed":true"#), "{}", lines[i + 1]);
+    assert!(
+        lines[i].contains(r#""by":"A""#)
+            && lines[i].contains(r#""sealed":true"#)
+            && lines[i].contains(r#""para":"2.0""#),
+        "{}",
+        lines[i]
+    );
+    assert!(
+        lines[i + 1].contains(r#""by":"B""#) && lines[i + 1].contains(r#""sealed":true"#),
+        "{}",
+        lines[i + 1]
+    );
     assert!(lines[i + 2].contains(r#""type":"reveal""#), "{}", lines[i + 2]);
     assert!(lines[i + 2].contains(r#"{"by":"A","what":"posture","choice":"Pitched"}"#), "{}", lines[i + 2]);
     assert!(lines[i + 2].contains(r#"{"by":"B","what":"posture","choice":"Pursuit"}"#), "{}", lines[i + 2]);
@@ -64,7 +74,10 @@ fn no_sealed_choice_can_read_another() {
     // The second chooser's preference names the first result: not in scope yet.
     let peek = BOOK.replace("prefer (if p == Pursuit then 1 else 0)", "prefer (if p == a then 1 else 0)");
     let c = compile_src(&peek);
-    assert!(c.diagnostics.iter().any(|d| d.code == "E0306" && d.message.contains('a')), "reading `a` is refused");
+    assert!(
+        c.diagnostics.iter().any(|d| d.code == "E0306" && d.message.contains('a')),
+        "reading `a` is refused"
+    );
     // Nor can a choice's list.
     let peek = BOOK.replace("let b = choose p in [Pitched, Pursuit]", "let b = choose p in [a, Pursuit]");
     assert!(compile_src(&peek).diagnostics.iter().any(|d| d.code == "E0306"));
@@ -82,9 +95,13 @@ fn the_second_chooser_decides_the_same_whatever_the_first_chose() {
             let run = |a_script: &str| {
                 let script: Vec<serde_json::Value> = serde_json::from_str(a_script).expect("json");
                 let agents: BTreeMap<String, AgentKind> =
-                    [("A".to_string(), AgentKind::Scripted(script)), ("B".to_string(), b_kind.clone())].into();
-                let out = play(&prog, &GameOptions { scenario: "s".into(), seed, agents, ..GameOptions::default() })
-                    .expect("plays");
+                    [("A".to_string(), AgentKind::Scripted(script)), ("B".to_string(), b_kind.clone())]
+                        .into();
+                let out = play(
+                    &prog,
+                    &GameOptions { scenario: "s".into(), seed, agents, ..GameOptions::default() },
+                )
+                .expect("plays");
                 b_decisions(&out.log.lines)
             };
             let pitched = run(r#"["Pitched", "Pitched", "Pitched"]"#);

@@ -445,25 +445,20 @@ pub fn select(book: &Rulebook, layers: &Layers, active: &[bool], examples_of: Op
 /// Paragraphs superseded in the default configuration (layers not optional): each with
 /// the paragraph that supersedes it. A paragraph encoded by a declaration in play in
 /// some configuration is not superseded.
-pub fn superseded(book: &Rulebook, layers: &Layers, sups: &[Supersession]) -> BTreeMap<String, String> {
+pub fn superseded(layers: &Layers, sups: &[Supersession]) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for s in sups {
         let Some(li) = layers.index(&s.layer) else { continue };
-        if layers.defs[li].optional
-            || layers.below.get(li).is_some_and(|b| b.iter().any(|&j| layers.defs[j].optional))
-        {
+        let optional = |i: usize| layers.defs[i].optional;
+        if s.how == "amends" || optional(li) || layers.below[li].iter().any(|&j| optional(j)) {
             continue;
         }
-        let by = s.by.first().cloned().unwrap_or_default();
-        let targets: Vec<&String> =
-            if s.how == "waives" { s.of.iter().collect() } else { s.of.first().into_iter().collect() };
-        if s.how == "amends" {
-            continue;
-        }
+        let by = split_item(s.by.first().map(String::as_str).unwrap_or_default()).0;
+        // A replacement supersedes its target's own paragraph; a waiver all it names.
+        let targets = if s.how == "waives" { &s.of[..] } else { &s.of[..s.of.len().min(1)] };
         for t in targets {
-            out.insert(split_item(t).0, split_item(&by).0);
+            out.insert(split_item(t).0, by.clone());
         }
     }
-    let _ = book;
     out
 }

@@ -100,7 +100,8 @@ pub fn load_files(path: &Path) -> Result<(SourceMap, Vec<PathBuf>), LoadError> {
             return Err(unreadable(format!("{} holds no .ks files", path.display())));
         }
     } else {
-        let meta = std::fs::metadata(path).map_err(|e| unreadable(format!("cannot read {}: {e}", path.display())))?;
+        let meta = std::fs::metadata(path)
+            .map_err(|e| unreadable(format!("cannot read {}: {e}", path.display())))?;
         regular.push((path.to_path_buf(), meta.len()));
     }
     let total: u64 = regular.iter().map(|(_, n)| n).sum();
@@ -153,7 +154,11 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
         return Compilation { program: None, diagnostics: diags, report: Report::default() };
     }
     let layers = layers::collect(&book, &mut diags);
-    let sups = if diags.iter().any(|d| d.is_error()) { Vec::new() } else { layers::check(&book, &layers, &mut diags) };
+    let sups = if diags.iter().any(|d| d.is_error()) {
+        Vec::new()
+    } else {
+        layers::check(&book, &layers, &mut diags)
+    };
     if diags.iter().any(|d| d.is_error()) {
         // A broken layer structure has no configuration to compile.
         return Compilation { program: None, diagnostics: diags, report: Report::default() };
@@ -200,7 +205,7 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
     }
     // Coverage over every configuration compiled; paragraphs superseded by a layer
     // always in play count as superseded unless something in play still encodes them.
-    let superseded = layers::superseded(&book, &layers, &sups);
+    let superseded = layers::superseded(&layers, &sups);
     report.encoded.clear();
     report.missing.clear();
     report.superseded.clear();

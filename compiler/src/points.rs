@@ -13,22 +13,40 @@ fn first_para(d: &Decl) -> String {
     d.anchors.first().map(|a| a.text.clone()).unwrap_or_default()
 }
 
+/// A pure `Bool` condition over `params` (E0303 if it is not `Bool`), compiled as the
+/// function `name`: triggers', interrupts' and invariants' conditions. `noun` names it
+/// in messages ("an invariant").
+fn condition(
+    cx: &mut Cx,
+    para: &str,
+    params: &[(&str, Ty)],
+    cond: &Expr,
+    noun: &'static str,
+    name: &str,
+) -> Function {
+    let what = noun.split_once(' ').map(|x| x.1).unwrap_or(noun);
+    let mut fc = FnCx::new(cx, para, cond.span, true, what);
+    for (p, t) in params {
+        fc.param(p, t.clone());
+    }
+    let o = fc.expr(cond);
+    if !o.ty.fits(&Ty::Bool) {
+        fc.cx.diags.push(
+            Diagnostic::error("E0303", cond.span, format!("{noun} must be Bool"))
+                .with_paragraph(para.to_string()),
+        );
+    }
+    fc.ret(o.reg);
+    fc.finish(name, FnKind::Trigger, params.len() as u16)
+}
+
 /// Compile every trigger, interrupt and invariant into functions and their tables.
 pub(crate) fn compile_points(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>, prog: &mut Program) {
     // Triggers: a condition fn and a body procedure each.
     for d in decls {
         if let DeclKind::Trigger { name, once, when, body } = &d.kind {
             let para = first_para(d);
-            let mut fc = FnCx::new(cx, &para, when.span, true, "trigger condition");
-            let o = fc.expr(when);
-            if !o.ty.fits(&Ty::Bool) {
-                fc.cx.diags.push(
-                    Diagnostic::error("E0303", when.span, "a trigger condition must be Bool")
-                        .with_paragraph(para.clone()),
-                );
-            }
-            fc.ret(o.reg);
-            let cond = fc.finish(&format!("{}?", name.name), FnKind::Trigger, 0);
+            let cond = condition(cx, &para, &[], when, "a trigger condition", &format!("{}?", name.name));
             let mut fc = FnCx::new(cx, &para, body.span, false, "procedure");
             fc.block(body);
             let b = fc.finish(&name.name, FnKind::Procedure, 0);
@@ -63,19 +81,10 @@ pub(crate) fn compile_points(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Fu
                 );
                 continue;
             }
-            let mut fc = FnCx::new(cx, &para, when.span, true, "interrupt condition");
-            for (p, t) in params.iter().zip(&want) {
-                fc.param(&p.name.name, t.clone());
-            }
-            let o = fc.expr(when);
-            if !o.ty.fits(&Ty::Bool) {
-                fc.cx.diags.push(
-                    Diagnostic::error("E0303", when.span, "an interrupt condition must be Bool")
-                        .with_paragraph(para.clone()),
-                );
-            }
-            fc.ret(o.reg);
-            let cond = fc.finish(&format!("{}?", name.name), FnKind::Trigger, 3);
+            let named: Vec<(&str, Ty)> =
+                params.iter().map(|p| p.name.name.as_str()).zip(want.iter().cloned()).collect();
+            let cond =
+                condition(cx, &para, &named, when, "an interrupt condition", &format!("{}?", name.name));
             let mut fc = FnCx::new(cx, &para, body.span, false, "procedure");
             for (p, t) in params.iter().zip(&want) {
                 fc.param(&p.name.name, t.clone());
@@ -194,21 +203,9 @@ fn compile_invariants(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>
             }
             CheckPoint::Turn => (CheckAt::AfterTurn, vec![]),
         };
-        let n = params.len() as u16;
         let before = cx.diags.len();
-        let mut fc = FnCx::new(cx, &para, cond.span, true, "invariant");
-        for (p, t) in &params {
-            fc.param(&p.name, t.clone());
-        }
-        let o = fc.expr(cond);
-        if !o.ty.fits(&Ty::Bool) {
-            fc.cx.diags.push(
-                Diagnostic::error("E0303", cond.span, "an invariant must be Bool")
-                    .with_paragraph(para.clone()),
-            );
-        }
-        fc.ret(o.reg);
-        let cf = fc.finish(&name.name, FnKind::Trigger, n);
+        let named: Vec<(&str, Ty)> = params.iter().map(|(p, t)| (p.name.as_str(), t.clone())).collect();
+        let cf = condition(cx, &para, &named, cond, "an invariant", &name.name);
         let ci = functions.len() as u32;
         functions.push(cf);
         // The witness list re-reads the condition's parts: compiled only when the
@@ -217,12 +214,12 @@ fn compile_invariants(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>
         let witnesses = witness_expr(cond).filter(|_| clean).map(|w| {
             let keep = cx.diags.len();
             let mut fc = FnCx::new(cx, &para, cond.span, true, "invariant");
-            for (p, t) in &params {
-                fc.param(&p.name, t.clone());
+            for (p, t) in &named {
+                fc.param(p, t.clone());
             }
             let o = fc.expr(&w);
             fc.ret(o.reg);
-            let wf = fc.finish(&format!("{}!", name.name), FnKind::Trigger, n);
+            let wf = fc.finish(&format!("{}!", name.name), FnKind::Trigger, named.len() as u16);
             cx.diags.truncate(keep);
             functions.push(wf);
             (functions.len() - 1) as u32

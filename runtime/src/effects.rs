@@ -33,7 +33,7 @@ impl<'p> Vm<'p> {
         }
     }
 
-    fn label_string(&self, v: Value) -> String {
+    pub(crate) fn label_string(&self, v: Value) -> String {
         match self.label(v) {
             Json::String(s) => s,
             other => other.to_string(),
@@ -198,8 +198,7 @@ impl<'p> Vm<'p> {
                 if self.log.enabled() && (options.len() > 1 || or_none) {
                     let by = self.prog.sides.get(s as usize).cloned();
                     let choice = self.label(v);
-                    let mut fields =
-                        json!({ "by": by, "what": self.prog.string(what), "options": options.len(), "choice": choice });
+                    let mut fields = json!({ "by": by, "what": self.prog.string(what), "options": options.len(), "choice": choice });
                     if let Some(list) = self.sealed.as_mut() {
                         if let Json::Object(m) = &mut fields {
                             m.insert("sealed".into(), json!(true));
@@ -328,7 +327,10 @@ impl<'p> Vm<'p> {
                 }
                 self.check_triggers()?;
                 if from != OFF_MAP && from != h {
-                    self.check_invariants(CheckAt::AfterMove, &[Value::Unit(u), Value::Hex(from), Value::Hex(h)])?;
+                    self.check_invariants(
+                        CheckAt::AfterMove,
+                        &[Value::Unit(u), Value::Hex(from), Value::Hex(h)],
+                    )?;
                     self.run_interrupts(u, from, h)?;
                 }
             }

@@ -112,14 +112,9 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
         }
     }
     let rulings = resolve_rulings(prog, &opts.rulings)?;
-    let mut options = vec![false; prog.options.len()];
     // An optional layer compiled in is in play; one with declarations of its own that
     // was not compiled in cannot be.
-    for (i, o) in prog.options.iter().enumerate() {
-        if prog.layers.iter().any(|l| l.name == o.name && l.active) {
-            options[i] = true;
-        }
-    }
+    let mut options = prog.options_compiled_in();
     for name in &opts.options {
         if prog.layers.iter().any(|l| &l.name == name && l.has_decls && !l.active) {
             return Err(format!(
@@ -294,11 +289,7 @@ pub fn run_example_traced(prog: &Program, ex: &ExampleRun) -> (ExampleOutcome, V
     // Examples set situations up by hand: they do not check invariants (6.17d).
     vm.check_invariants = false;
     // Optional layers compiled in are in play in their examples.
-    for (i, o) in prog.options.iter().enumerate() {
-        if prog.layers.iter().any(|l| l.name == o.name && l.active) {
-            vm.options[i] = true;
-        }
-    }
+    vm.options = prog.options_compiled_in();
     for (f, args) in &ex.calls {
         match vm.call(*f, args) {
             Ok(_) => {}

@@ -40,51 +40,56 @@ impl Vm<'_> {
                 ))),
                 Err(e) => Err(e),
             };
-            let witnesses = match (&held, inv.witnesses) {
+            // Those that break an `all`, by name.
+            let witnesses: Vec<String> = match (&held, inv.witnesses) {
                 (Ok(false), Some(w)) => match self.call(w, args) {
-                    Ok(list) => self.label(list),
-                    Err(_) => serde_json::Value::Null,
+                    Ok(list) => self.list(list).map(|items| items.to_vec()).unwrap_or_default(),
+                    Err(_) => Vec::new(),
                 },
-                _ => serde_json::Value::Null,
-            };
+                _ => Vec::new(),
+            }
+            .into_iter()
+            .map(|v| self.label_string(v))
+            .collect();
             self.log.set_enabled(enabled);
             self.cur_para = para;
             self.budget = budget;
             self.stats = stats;
             if !held? {
-                return Err(self.broken(inv, args, witnesses).into());
+                return Err(self.broken(inv, args, &witnesses).into());
             }
         }
         Ok(())
     }
 
     #[cold]
-    fn broken(&self, inv: &crate::program::InvariantDef, args: &[Value], witnesses: serde_json::Value) -> RuntimeError {
+    fn broken(
+        &self,
+        inv: &crate::program::InvariantDef,
+        args: &[Value],
+        witnesses: &[String],
+    ) -> RuntimeError {
         let prog = self.prog;
         let paras: Vec<String> = inv.paras.iter().map(|&p| format!("§{}", prog.para(p))).collect();
-        let phase = if self.state.phase == u32::MAX { "none".to_string() } else { prog.string(self.state.phase).to_string() };
+        let phase = if self.state.phase == u32::MAX {
+            "none".to_string()
+        } else {
+            prog.string(self.state.phase).to_string()
+        };
         let side = prog.sides.get(self.state.phasing as usize).map(String::as_str).unwrap_or("?");
         let at = match inv.at {
             CheckAt::BeforePhase(_) => format!("at the start of phase {phase} ({side})"),
             CheckAt::AfterPhase(_) => format!("at the end of phase {phase} ({side})"),
             CheckAt::AfterMove => {
-                let l: Vec<String> = args.iter().map(|&v| self.label(v).to_string()).collect();
+                let l: Vec<String> = args.iter().map(|&v| self.label_string(v)).collect();
                 format!("after the move of {} from {} to {} (phase {phase})", l[0], l[1], l[2])
             }
             CheckAt::AfterTurn => "at the end of the turn".to_string(),
         };
-        let involved = match &witnesses {
-            serde_json::Value::Array(items) if !items.is_empty() => {
-                let names: Vec<String> = items
-                    .iter()
-                    .map(|v| match v {
-                        serde_json::Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    })
-                    .collect();
-                format!("; involved: {}", names.join(", "))
-            }
-            _ => String::new(),
+        let involved = if witnesses.is_empty() {
+            String::new()
+        } else {
+            format!("; involved: {}", witnesses.join(", "))
         };
         let mut e = RuntimeError::new(
             "R0015",

@@ -425,6 +425,11 @@ pub struct SuppliedDef {
 }
 
 impl Program {
+    /// Per option: is it an optional layer compiled into this program (so in play)?
+    pub fn options_compiled_in(&self) -> Vec<bool> {
+        self.options.iter().map(|o| self.layers.iter().any(|l| l.name == o.name && l.active)).collect()
+    }
+
     pub fn para(&self, id: ParaId) -> &str {
         self.paragraphs.get(id as usize).map(|s| s.as_str()).unwrap_or("?")
     }

@@ -41,10 +41,7 @@ pub fn text_path(workspace_root: &Path, file: &str) -> Option<PathBuf> {
         panic!("{what} (CI=true: the texts are required; set KRIEGSSPIEL_TEXTS)");
     }
     // Straight to the process's stderr, past the test harness's capture, so the skip is seen.
-    let _ = writeln!(
-        std::io::stderr(),
-        "skipped: rulebook texts not found (set KRIEGSSPIEL_TEXTS): {what}"
-    );
+    let _ = writeln!(std::io::stderr(), "skipped: rulebook texts not found (set KRIEGSSPIEL_TEXTS): {what}");
     None
 }
 

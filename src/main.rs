@@ -105,9 +105,29 @@ fn main() -> ExitCode {
     };
     let code = match cli.cmd {
         Cmd::Check { rulebook, text, format } => cmd_check(&rulebook, text.as_deref(), format),
-        Cmd::Run { rulebook, scenario, seed, agents, rulings, options, log, games, profile, no_invariants } => {
-            cmd_run(&rulebook, scenario, seed, &agents, &rulings, &options, log, games, profile, !no_invariants)
-        }
+        Cmd::Run {
+            rulebook,
+            scenario,
+            seed,
+            agents,
+            rulings,
+            options,
+            log,
+            games,
+            profile,
+            no_invariants,
+        } => cmd_run(
+            &rulebook,
+            scenario,
+            seed,
+            &agents,
+            &rulings,
+            &options,
+            log,
+            games,
+            profile,
+            !no_invariants,
+        ),
         Cmd::Text { path, index, style, format } => {
             let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -145,7 +165,10 @@ fn build_config(
     let sources = match load_files(path) {
         Ok((s, skipped)) => {
             for f in skipped {
-                say!("warning[W0006]: skipped {}: not a regular file (a FIFO, socket or device)", f.display());
+                say!(
+                    "warning[W0006]: skipped {}: not a regular file (a FIFO, socket or device)",
+                    f.display()
+                );
             }
             s
         }
@@ -390,7 +413,9 @@ fn cmd_run(
     if profile {
         say!(
             "{:>10} {:>14} {:>14}  function (VM instructions; self = excluding callees)",
-            "calls", "inclusive", "self"
+            "calls",
+            "inclusive",
+            "self"
         );
         for (name, calls, inclusive, own) in outcome.profile.iter().take(30) {
             say!("{calls:>10} {inclusive:>14} {own:>14}  {name}");

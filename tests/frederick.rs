@@ -144,7 +144,8 @@ fn leader_losses_are_a_layer() {
         o.log = true;
         let out = play(fred_with_leader_loss(), &o).expect("plays");
         assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
-        layered += out.log.lines.iter().filter(|l| l.contains(r#""para":"12.0","layer":"leader_loss""#)).count();
+        layered +=
+            out.log.lines.iter().filter(|l| l.contains(r#""para":"12.0","layer":"leader_loss""#)).count();
     }
     assert!(layered > 0, "no leader-loss event in 30 games");
 }

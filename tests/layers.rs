@@ -133,7 +133,10 @@ fn a_run_plays_one_configuration_and_names_the_layers() {
     let log = out.log.text();
     assert!(log.contains(r#""type":"layers","layers":[{"layer":"base","title":"the base rules"},{"layer":"exclusive","title":"Exclusive rules"}]"#), "{log}");
     assert!(!log.contains(r#""track":"forage""#), "the replaced gathering never runs");
-    assert!(log.contains(r#""para":"E[4.]","layer":"exclusive""#), "events of exclusive rules name the layer:\n{log}");
+    assert!(
+        log.contains(r#""para":"E[4.]","layer":"exclusive""#),
+        "events of exclusive rules name the layer:\n{log}"
+    );
     assert!(!log.contains(r#""para":"S[1.]","layer""#), "events of base rules name none:\n{log}");
     // The campaign layer must be compiled in to be played.
     let refused = play(&base, &opts(vec!["campaign".into()])).err().expect("refused");
@@ -149,17 +152,43 @@ fn a_run_plays_one_configuration_and_names_the_layers() {
 #[test]
 fn each_layer_error_has_its_code() {
     // A replacement of nothing.
-    assert_eq!(errors(&EXCLUSIVE.replace("replaces fn march(s: Side) -> Int = if", "replaces fn marsh(s: Side) -> Int = if")), ["E0801"]);
+    assert_eq!(
+        errors(
+            &EXCLUSIVE
+                .replace("replaces fn march(s: Side) -> Int = if", "replaces fn marsh(s: Side) -> Int = if")
+        ),
+        ["E0801"]
+    );
     // `replaces` in the base layer has nothing below it.
-    assert_eq!(errors(&(EXCLUSIVE.to_string() + "\nin layer base;\n§S[2.] replaces fn march(s: Side) -> Int = 2;\n")), ["E0801"]);
+    assert_eq!(
+        errors(
+            &(EXCLUSIVE.to_string() + "\nin layer base;\n§S[2.] replaces fn march(s: Side) -> Int = 2;\n")
+        ),
+        ["E0801"]
+    );
     // Two layers in no order both replacing one declaration.
     let unordered = EXCLUSIVE.replace("above exclusive optional", "above base optional");
     assert_eq!(errors(&unordered), ["E0802"]);
     // A higher layer reusing a name without saying so.
-    assert_eq!(errors(&EXCLUSIVE.replace("§E[4.] replaces procedure gather", "§E[4.] procedure gather")), ["E0803"]);
+    assert_eq!(
+        errors(&EXCLUSIVE.replace("§E[4.] replaces procedure gather", "§E[4.] procedure gather")),
+        ["E0803"]
+    );
     // `amends` is for modifier sets; a replacement keeps the parameters.
-    assert_eq!(errors(&EXCLUSIVE.replace("§E[5.] replaces fn march(s: Side) -> Int = 5;", "§E[5.] amends fn march(s: Side) -> Int = 5;")), ["E0804"]);
-    assert_eq!(errors(&EXCLUSIVE.replace("§E[5.] replaces fn march(s: Side) -> Int = 5;", "§E[5.] replaces fn march(s: Int) -> Int = 5;")), ["E0804"]);
+    assert_eq!(
+        errors(&EXCLUSIVE.replace(
+            "§E[5.] replaces fn march(s: Side) -> Int = 5;",
+            "§E[5.] amends fn march(s: Side) -> Int = 5;"
+        )),
+        ["E0804"]
+    );
+    assert_eq!(
+        errors(&EXCLUSIVE.replace(
+            "§E[5.] replaces fn march(s: Side) -> Int = 5;",
+            "§E[5.] replaces fn march(s: Int) -> Int = 5;"
+        )),
+        ["E0804"]
+    );
     // Anchors name a declared part.
     let s = sources(&EXCLUSIVE.replace("§E[3.] amends", "§X[3.] amends"));
     let c = compile(&s);

@@ -458,7 +458,11 @@ fn long_operator_chains_are_refused_not_aborted() {
     }
     ladder.push_str(" }\n");
     let c = compile(&one_file(&format!("{PRELUDE}{ladder}")));
-    assert!(c.diagnostics.iter().any(|d| d.code == "E0001" && d.message.contains("nested")), "{:?}", c.diagnostics);
+    assert!(
+        c.diagnostics.iter().any(|d| d.code == "E0001" && d.message.contains("nested")),
+        "{:?}",
+        c.diagnostics
+    );
 }
 
 /// A chain below the limit compiles, runs its worked example and gives the right value.

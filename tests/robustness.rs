@@ -254,7 +254,14 @@ fn output_that_cannot_be_written_is_an_error() {
     let dir = scratch("full");
     std::fs::write(dir.join("t.txt"), "1.0 Rules\nSee 9.9.\n").expect("writes");
     let runs: Vec<Vec<std::ffi::OsString>> = vec![
-        vec!["run".into(), peter.clone().into(), "--scenario".into(), "14.4".into(), "--seed".into(), "1".into()],
+        vec![
+            "run".into(),
+            peter.clone().into(),
+            "--scenario".into(),
+            "14.4".into(),
+            "--seed".into(),
+            "1".into(),
+        ],
         vec![
             "run".into(),
             peter.clone().into(),

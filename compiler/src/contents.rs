@@ -79,7 +79,12 @@ fn part_of(base: &str) -> &str {
 }
 
 impl Contents {
-    pub fn build(list: &[ContentsEntry], scheme: Scheme, parts: &[String], diags: &mut Vec<Diagnostic>) -> Contents {
+    pub fn build(
+        list: &[ContentsEntry],
+        scheme: Scheme,
+        parts: &[String],
+        diags: &mut Vec<Diagnostic>,
+    ) -> Contents {
         let mut c = Contents { parts: parts.to_vec(), ..Contents::default() };
         for e in list {
             let (base, item) = split_item(&e.anchor.text);
@@ -129,7 +134,11 @@ impl Contents {
                 format!("anchor §{} does not fit the rulebook's numbering scheme", a.text),
             );
             if !self.part_ok(scheme, &base) {
-                d = d.with_note(format!("the rulebook's parts are {}: write §{}[N.]", self.parts.join(", "), self.parts[0]));
+                d = d.with_note(format!(
+                    "the rulebook's parts are {}: write §{}[N.]",
+                    self.parts.join(", "),
+                    self.parts[0]
+                ));
             }
             diags.push(d);
             return None;

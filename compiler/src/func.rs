@@ -697,8 +697,14 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     };
                     let Some((name, value)) = choice else {
                         self.error(
-                            err("E0301", s.span, "a `sealed` block holds only choices: `let x = choose ... by Side ...;`")
-                                .with_note("the choices are simultaneous and secret; act on them after the block"),
+                            err(
+                                "E0301",
+                                s.span,
+                                "a `sealed` block holds only choices: `let x = choose ... by Side ...;`",
+                            )
+                            .with_note(
+                                "the choices are simultaneous and secret; act on them after the block",
+                            ),
                         );
                         continue;
                     };
@@ -2251,4 +2257,3 @@ impl<'a> Cx<'a> {
         self.env.map_dims
     }
 }
-

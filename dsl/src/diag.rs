@@ -130,8 +130,7 @@ impl Diagnostic {
         std::iter::once(&self.span).chain(self.labels.iter().map(|(s, _)| s)).any(|s| {
             let first = sources.line_index(s.file, s.start as usize);
             let last = sources.line_index(s.file, s.end as usize);
-            last > first + MAX_LINES
-                || (first..=last).any(|l| sources.line_range(s.file, l).len() > MAX_LINE)
+            last > first + MAX_LINES || (first..=last).any(|l| sources.line_range(s.file, l).len() > MAX_LINE)
         })
     }
 

@@ -412,7 +412,8 @@ impl Lowerer {
             Rule::layer_decl => {
                 let name = self.ident(k.next());
                 let title = self.string(k.next());
-                let above = k.opt(Rule::layer_above).map(|a| self.ident_list(Kids::of(a).next())).unwrap_or_default();
+                let above =
+                    k.opt(Rule::layer_above).map(|a| self.ident_list(Kids::of(a).next())).unwrap_or_default();
                 let optional = k.opt(Rule::layer_optional).is_some();
                 DeclKind::Layer { name, title, above, optional }
             }

@@ -23,8 +23,7 @@ impl SourceMap {
     }
     pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
         let text = text.into();
-        let line_starts =
-            std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
         self.files.push(SourceFile { name: name.into(), text, line_starts });
         (self.files.len() - 1) as FileId
     }

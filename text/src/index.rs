@@ -219,11 +219,7 @@ impl TextIndex {
     /// search and a short walk back (bounded, so that no text makes it quadratic).
     pub fn paragraph_at(&self, offset: usize) -> Option<&Paragraph> {
         let after = self.paragraphs.partition_point(|p| p.start <= offset);
-        self.paragraphs[..after]
-            .iter()
-            .rev()
-            .take(MAX_WALK)
-            .find(|p| offset < p.end.max(p.start + 1))
+        self.paragraphs[..after].iter().rev().take(MAX_WALK).find(|p| offset < p.end.max(p.start + 1))
     }
 
     /// The last heading (not item) starting at or before `offset`.

@@ -43,7 +43,9 @@ pub fn render_human(
         match term::emit_to_io_write(err, &config, &file, &diag) {
             Ok(()) => {}
             Err(codespan_reporting::files::Error::Io(e)) => return Err(e),
-            Err(_) => writeln!(err, "{file_name}:{}: {}[{}]: {}", f.line, sev(f.severity), f.code, f.message)?,
+            Err(_) => {
+                writeln!(err, "{file_name}:{}: {}[{}]: {}", f.line, sev(f.severity), f.code, f.message)?
+            }
         }
     }
     for (code, n) in per_code {
@@ -76,11 +78,21 @@ fn write_excerpt(
     };
     let from = floor(f.start.saturating_sub(EXCERPT).max(range.start));
     let to = floor((f.start + EXCERPT).min(range.end).max(from));
-    let excerpt: String =
-        src[from..to].chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let excerpt: String = src[from..to].chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     writeln!(err, "{}[{}]: {}", sev(f.severity), f.code, f.message)?;
-    writeln!(err, "  --> {}:{line} (byte {}; the line is {} bytes long, shown in part)", file.name, f.start, range.len())?;
-    writeln!(err, "   | {}{excerpt}{}", if from > range.start { "…" } else { "" }, if to < range.end { "…" } else { "" })?;
+    writeln!(
+        err,
+        "  --> {}:{line} (byte {}; the line is {} bytes long, shown in part)",
+        file.name,
+        f.start,
+        range.len()
+    )?;
+    writeln!(
+        err,
+        "   | {}{excerpt}{}",
+        if from > range.start { "…" } else { "" },
+        if to < range.end { "…" } else { "" }
+    )?;
     if let Some(p) = &f.paragraph {
         writeln!(err, "   = paragraph: §{p}")?;
     }

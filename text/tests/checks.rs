@@ -636,8 +636,10 @@ fn every_line_ending_style_gives_the_same_findings() {
     // Mixed endings in one file.
     let mixed = "1.0 A\r\nSee 7.2.\r2.0 B\n4.0 D\r";
     let got: Vec<usize> = findings(mixed, "dotted-lettered").iter().map(|f| f.line).collect();
-    let want: Vec<usize> =
-        findings(&mixed.replace("\r\n", "\n").replace('\r', "\n"), "dotted-lettered").iter().map(|f| f.line).collect();
+    let want: Vec<usize> = findings(&mixed.replace("\r\n", "\n").replace('\r', "\n"), "dotted-lettered")
+        .iter()
+        .map(|f| f.line)
+        .collect();
     assert_eq!(got, want);
 }
 
@@ -656,7 +658,10 @@ fn human_output_is_bounded_per_finding() {
     render_human("x.txt", &src, &f, &mut out).expect("writes");
     let text = String::from_utf8_lossy(&out);
     assert!(out.len() < (MAX_SHOWN_PER_CODE + 10) * 1_000, "{} bytes", out.len());
-    assert!(text.contains(&format!("{} more T0101 finding(s) not shown", 20_000 - MAX_SHOWN_PER_CODE)), "{text}");
+    assert!(
+        text.contains(&format!("{} more T0101 finding(s) not shown", 20_000 - MAX_SHOWN_PER_CODE)),
+        "{text}"
+    );
     assert!(text.contains("shown in part"), "{text}");
     // Short lines still get codespan's rendering, with line numbers after `\r` endings.
     let src = "1.0 Rules\rSee 9.9.\r";

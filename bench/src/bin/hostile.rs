@@ -147,16 +147,46 @@ fn main() {
     let mut runs = Vec::new();
     let cases: Vec<(&str, &str, String, Vec<&str>)> = vec![
         ("check: 10 MB of `1 + 1 + …`", "chain10.ks", chain(10_000_000, ";\n"), vec!["check"]),
-        ("check: 4 MiB of `1 + 1 + …` (at the size limit)", "chain4.ks", chain(mib(4) - 16, ";\n"), vec!["check"]),
-        ("check: the same with a syntax error at the end", "chain4bad.ks", chain(mib(4) - 16, " +;\n"), vec!["check"]),
+        (
+            "check: 4 MiB of `1 + 1 + …` (at the size limit)",
+            "chain4.ks",
+            chain(mib(4) - 16, ";\n"),
+            vec!["check"],
+        ),
+        (
+            "check: the same with a syntax error at the end",
+            "chain4bad.ks",
+            chain(mib(4) - 16, " +;\n"),
+            vec!["check"],
+        ),
         ("check: 13 MB of unused functions", "unused13.ks", unused(13_000_000), vec!["check"]),
         ("check: 4 MiB of unused functions", "unused4.ks", unused(mib(4) - 64), vec!["check"]),
-        ("check --format json: 4 MiB of unused functions", "unused4j.ks", unused(mib(4) - 64), vec!["check", "--format", "json"]),
+        (
+            "check --format json: 4 MiB of unused functions",
+            "unused4j.ks",
+            unused(mib(4) - 64),
+            vec!["check", "--format", "json"],
+        ),
         ("text: 50 MB rules text (\\n)", "text50.txt", rules_text(50_000_000, "\n"), vec!["text"]),
         ("text: 50 MB rules text (\\r, old Mac)", "text50cr.txt", rules_text(50_000_000, "\r"), vec!["text"]),
-        ("text --format json: 50 MB rules text", "text50j.txt", rules_text(50_000_000, "\n"), vec!["text", "--format", "json"]),
-        ("text: 50 MB without a line break", "text50one.txt", rules_text(50_000_000, " "), vec!["text", "--style", "decimal-implied"]),
-        ("text: 70 MB rules text (over the size limit)", "text70.txt", rules_text(70_000_000, "\n"), vec!["text"]),
+        (
+            "text --format json: 50 MB rules text",
+            "text50j.txt",
+            rules_text(50_000_000, "\n"),
+            vec!["text", "--format", "json"],
+        ),
+        (
+            "text: 50 MB without a line break",
+            "text50one.txt",
+            rules_text(50_000_000, " "),
+            vec!["text", "--style", "decimal-implied"],
+        ),
+        (
+            "text: 70 MB rules text (over the size limit)",
+            "text70.txt",
+            rules_text(70_000_000, "\n"),
+            vec!["text"],
+        ),
     ];
     for (what, file, text, args) in cases {
         let p = write(file, &text);

@@ -1,0 +1,85 @@
+//! Value parsers for the arguments clap cannot check by type alone: `SIDE=KIND`,
+//! `NAME=ALT`, the numbering styles of `text --style`. Names that depend on the rulebook
+//! (sides, rulings, scenarios) are checked when it is compiled, with the valid names
+//! listed.
+
+use clap::builder::{PossibleValue, PossibleValuesParser};
+use std::path::PathBuf;
+
+/// `NAME=VALUE`, both trimmed and non-empty.
+pub(crate) type Pair = (String, String);
+
+/// Who decides for a side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum AgentArg {
+    Random,
+    Heuristic,
+    /// Decisions read from a script file (docs/cli.md).
+    Scripted(PathBuf),
+}
+
+/// `NAME=VALUE` with both parts present.
+pub(crate) fn parse_pair(s: &str) -> Result<Pair, String> {
+    let Some((k, v)) = s.split_once('=') else {
+        return Err(format!("`{s}` is not NAME=VALUE"));
+    };
+    let (k, v) = (k.trim(), v.trim());
+    if k.is_empty() || v.is_empty() {
+        return Err(format!("`{s}` is not NAME=VALUE (both parts are needed)"));
+    }
+    Ok((k.to_string(), v.to_string()))
+}
+
+/// `SIDE=random|heuristic|scripted:FILE`.
+pub(crate) fn parse_agent(s: &str) -> Result<(String, AgentArg), String> {
+    let (side, kind) = parse_pair(s).map_err(|e| format!("{e}: expected SIDE=KIND"))?;
+    let agent = match kind.as_str() {
+        "random" => AgentArg::Random,
+        "heuristic" => AgentArg::Heuristic,
+        k => match k.strip_prefix("scripted:") {
+            Some(file) if !file.is_empty() => AgentArg::Scripted(PathBuf::from(file)),
+            Some(_) => return Err("scripted: needs a file, as in scripted:moves.txt".into()),
+            None => return Err(format!("unknown agent `{k}` (agents: random, heuristic, scripted:FILE)")),
+        },
+    };
+    Ok((side, agent))
+}
+
+/// A count of games: a whole number, at least 1.
+pub(crate) fn parse_games(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("at least one game is needed".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a whole number of games")),
+    }
+}
+
+/// The built-in numbering styles, listed in `--help` and checked by clap.
+pub(crate) fn style_parser() -> PossibleValuesParser {
+    // Names are computed once per run; leaking them gives clap the 'static strings it wants.
+    let names = kriegsspiel_text::Style::names();
+    PossibleValuesParser::new(names.into_iter().map(|n| PossibleValue::new(&*Box::leak(n.into_boxed_str()))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_and_agents() {
+        assert_eq!(parse_pair(" a = b ").unwrap(), ("a".into(), "b".into()));
+        assert!(parse_pair("a").is_err());
+        assert!(parse_pair("=b").is_err());
+        assert!(parse_pair("a=").is_err());
+        assert_eq!(parse_agent("Red=heuristic").unwrap(), ("Red".into(), AgentArg::Heuristic));
+        assert_eq!(
+            parse_agent("Red=scripted:x.txt").unwrap(),
+            ("Red".into(), AgentArg::Scripted(PathBuf::from("x.txt")))
+        );
+        assert!(parse_agent("Red=scripted:").unwrap_err().contains("needs a file"));
+        assert_eq!(parse_games("3"), Ok(3));
+        assert!(parse_games("0").unwrap_err().contains("at least one"));
+        assert!(parse_games("-1").is_err());
+        assert!(parse_agent("Red=clever").unwrap_err().contains("random, heuristic"));
+    }
+}

@@ -1,0 +1,300 @@
+//! `run RULEBOOK --scenario ID`: play one game and write its log, or with `--games N`
+//! play N seeds (on several threads) and print a summary.
+
+use crate::args::{AgentArg, Pair};
+use crate::{build_config, out, Format};
+use kriegsspiel_compiler::read_regular_file;
+use kriegsspiel_runtime::game::{play, AgentKind, GameOptions, GameOutcome};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Everything `run` was asked for.
+pub(crate) struct RunArgs {
+    pub path: PathBuf,
+    pub scenario: String,
+    pub seed: u64,
+    pub agents: Vec<(String, AgentArg)>,
+    pub rulings: Vec<Pair>,
+    pub options: Vec<String>,
+    pub log: Option<PathBuf>,
+    pub games: Option<u64>,
+    pub jobs: Option<u64>,
+    pub profile: bool,
+    pub invariants: bool,
+    pub quiet: bool,
+}
+
+/// One function's profile: calls, instructions inclusive, instructions self.
+type ProfileRow = (u64, u64, u64);
+
+pub(crate) fn cmd_run(a: RunArgs) -> u8 {
+    // Arguments first: nothing is compiled for a run that cannot start.
+    if let Some(n) = a.games {
+        if a.seed.checked_add(n - 1).is_none() {
+            say!(
+                "error[E0703]: --games {n} from --seed {} goes past the largest seed ({}); \
+                 the seeds would wrap around. Use --seed {} or lower",
+                a.seed,
+                u64::MAX,
+                u64::MAX - (n - 1)
+            );
+            return 2;
+        }
+        if let Some(dir) = &a.log {
+            if dir.exists() && !dir.is_dir() {
+                say!(
+                    "error[E0703]: with --games, --log names a directory for one log per game; {} is a file",
+                    dir.display()
+                );
+                return 2;
+            }
+        }
+    } else if a.jobs.is_some() {
+        say!("error[E0703]: --jobs only applies with --games");
+        return 2;
+    }
+    let agents = match agent_kinds(&a.agents) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let (_, c) = match build_config(&a.path, Format::Human, Some(&a.options), a.quiet) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let Some(prog) = c.program else {
+        say!("error: the rulebook has errors; nothing to run");
+        return 1;
+    };
+    let base = GameOptions {
+        scenario: a.scenario.clone(),
+        seed: a.seed,
+        agents,
+        rulings: a.rulings.iter().cloned().collect(),
+        options: a.options.iter().cloned().collect(),
+        log: true,
+        profile: a.profile,
+        invariants: a.invariants,
+        ..GameOptions::default()
+    };
+    match a.games {
+        Some(n) => run_many(&prog, base, n, &a),
+        None => run_one(&prog, base, &a),
+    }
+}
+
+/// Turn the parsed `--agent` arguments into agent kinds, reading scripts.
+fn agent_kinds(agents: &[(String, AgentArg)]) -> Result<BTreeMap<String, AgentKind>, u8> {
+    let mut kinds = BTreeMap::new();
+    for (side, arg) in agents {
+        let k = match arg {
+            AgentArg::Random => AgentKind::Random,
+            AgentArg::Heuristic => AgentKind::Heuristic,
+            AgentArg::Scripted(file) => {
+                let text = match read_regular_file(file) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        say!("error[E0701]: script: {e}");
+                        return Err(2);
+                    }
+                };
+                match kriegsspiel_runtime::agent::ScriptedAgent::parse_script(&text) {
+                    Ok(mut m) => AgentKind::Scripted(m.remove(side).unwrap_or_default()),
+                    Err(e) => {
+                        say!("error: {}: {e}", file.display());
+                        return Err(2);
+                    }
+                }
+            }
+        };
+        kinds.insert(side.clone(), k);
+    }
+    Ok(kinds)
+}
+
+fn run_one(prog: &kriegsspiel_runtime::Program, opts: GameOptions, a: &RunArgs) -> u8 {
+    let outcome = match play(prog, &opts) {
+        Ok(o) => o,
+        Err(e) => {
+            say!("error: {e}");
+            return 2;
+        }
+    };
+    if a.profile {
+        let rows = outcome.profile.iter().map(|(n, c, i, s)| (n.clone(), (*c, *i, *s))).collect();
+        print_profile(rows);
+    }
+    let text = outcome.log.text();
+    match &a.log {
+        Some(f) => {
+            if let Err(e) = std::fs::write(f, &text) {
+                say!("error[E0702]: cannot write {}: {e}", f.display());
+                return 2;
+            }
+        }
+        None => {
+            if let Err(code) = out(&text) {
+                return code;
+            }
+        }
+    }
+    match outcome.result {
+        Ok(r) => {
+            if a.log.is_some() && !a.quiet {
+                let who = r.winner.clone().unwrap_or_else(|| "draw".into());
+                say!("result: {who} — {} (§{}), turn {}", r.reason, r.para, r.turn);
+            }
+            0
+        }
+        Err(e) => {
+            say!("{e}");
+            1
+        }
+    }
+}
+
+/// The profile table on stderr, most expensive (self) first, at most 30 rows.
+fn print_profile(rows: Vec<(String, ProfileRow)>) {
+    let mut rows = rows;
+    rows.sort_by(|x, y| y.1 .2.cmp(&x.1 .2).then_with(|| x.0.cmp(&y.0)));
+    say!(
+        "{:>10} {:>14} {:>14}  function (VM instructions; self = excluding callees)",
+        "calls",
+        "inclusive",
+        "self"
+    );
+    for (name, (calls, inclusive, own)) in rows.iter().take(30) {
+        say!("{calls:>10} {inclusive:>14} {own:>14}  {name}");
+    }
+}
+
+/// What one game of a batch left for the summary.
+struct GameRecord {
+    seed: u64,
+    outcome: Result<GameOutcome, String>,
+    /// A log that could not be written to the `--log` directory.
+    write_error: Option<String>,
+}
+
+fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &RunArgs) -> u8 {
+    if let Some(dir) = &a.log {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            say!("error[E0702]: cannot create {}: {e}", dir.display());
+            return 2;
+        }
+    }
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0) as usize).build() {
+        Ok(p) => p,
+        Err(e) => {
+            say!("error: cannot start the worker threads: {e}");
+            return 2;
+        }
+    };
+    let bar = if a.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        // Drawn on a terminal only (indicatif hides it when stderr is not one).
+        let b = indicatif::ProgressBar::new(n);
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{msg} {bar:40} {pos}/{len} games, {eta} left")
+        {
+            b.set_style(style);
+        }
+        b.set_message(format!("scenario {}", base.scenario));
+        b
+    };
+    let start = std::time::Instant::now();
+    let log_dir = a.log.as_deref();
+    // Each game is independent and seeded; results are collected in seed order, so the
+    // summary is the same whatever the number of threads.
+    let records: Vec<GameRecord> = pool.install(|| {
+        (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let seed = base.seed + i;
+                let opts = GameOptions { seed, log: log_dir.is_some(), ..base.clone() };
+                let outcome = play(prog, &opts);
+                let write_error = match (&outcome, log_dir) {
+                    (Ok(o), Some(dir)) => write_game_log(dir, seed, o).err(),
+                    _ => None,
+                };
+                bar.inc(1);
+                GameRecord { seed, outcome, write_error }
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+
+    let mut wins: BTreeMap<String, u64> = BTreeMap::new();
+    let mut errors = 0u64;
+    // Broken invariants (R0015) by invariant name; they count among the errors too.
+    let mut violations: BTreeMap<String, u64> = BTreeMap::new();
+    let mut turns = 0i64;
+    let mut instructions = 0u64;
+    let mut decisions = 0u64;
+    let mut profile: BTreeMap<String, ProfileRow> = BTreeMap::new();
+    for r in records {
+        let o = match r.outcome {
+            Ok(o) => o,
+            Err(e) => {
+                say!("error: {e}");
+                return 2;
+            }
+        };
+        if let Some(e) = r.write_error {
+            say!("error[E0702]: {e}");
+            return 2;
+        }
+        instructions += o.stats.instructions;
+        decisions += o.stats.decisions;
+        for (name, calls, inclusive, own) in o.profile {
+            let row = profile.entry(name).or_default();
+            row.0 += calls;
+            row.1 += inclusive;
+            row.2 += own;
+        }
+        match o.result {
+            Ok(res) => {
+                *wins.entry(res.winner.unwrap_or_else(|| "draw".into())).or_default() += 1;
+                turns += res.turn;
+            }
+            Err(e) => {
+                errors += 1;
+                if e.code == "R0015" {
+                    *violations.entry(e.function.clone()).or_default() += 1;
+                }
+                say!("seed {}: {e}", r.seed);
+            }
+        }
+    }
+    if a.profile {
+        print_profile(profile.into_iter().collect());
+    }
+    let summary = serde_json::json!({
+        "games": n,
+        "results": wins,
+        "errors": errors,
+        "invariants": if a.invariants { serde_json::json!({ "checked": prog.invariants.len(), "violations": violations }) } else { serde_json::json!("not checked") },
+        "average_turns": if n > errors { turns as f64 / (n - errors) as f64 } else { 0.0 },
+        "seconds": secs,
+        "threads": pool.current_num_threads(),
+        "instructions_per_game": instructions / n.max(1),
+        "decisions_per_game": decisions / n.max(1),
+    });
+    if let Err(code) = out(&format!("{summary}\n")) {
+        return code;
+    }
+    if errors > 0 {
+        1
+    } else {
+        0
+    }
+}
+
+/// Write one game's log as `DIR/seed-N.jsonl`.
+fn write_game_log(dir: &Path, seed: u64, o: &GameOutcome) -> Result<(), String> {
+    let path = dir.join(format!("seed-{seed}.jsonl"));
+    std::fs::write(&path, o.log.text()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

@@ -1,0 +1,204 @@
+//! The command line's conventions (issue 16, part 5), through the real binary: usage
+//! errors with a code and the valid values, `--quiet`, batch runs on several threads
+//! with the same summary, one log per game with `--games --log DIR`, a summed profile,
+//! shell completions and manual pages generated from the same definitions as the parser.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_kriegsspiel")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn ks(args: &[&str]) -> Output {
+    Command::new(bin()).args(args).current_dir(root()).output().expect("runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ks-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+const PETER: &str = "rulebooks/peter-the-great";
+
+/// Every malformed argument is refused before anything is compiled: exit code 2, the
+/// code E0703, and the valid values where there is a fixed list.
+#[test]
+fn usage_errors_have_a_code_and_name_the_valid_values() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", PETER, "--scenario", "14.4", "--agent", "Swedish"], "SIDE=KIND"),
+        (
+            &["run", PETER, "--scenario", "14.4", "--agent", "Swedish=clever"],
+            "random, heuristic, scripted:FILE",
+        ),
+        (&["run", PETER, "--scenario", "14.4", "--agent", "Swedish=scripted:"], "needs a file"),
+        (&["run", PETER, "--scenario", "14.4", "--ruling", "attack_grouping="], "NAME=VALUE"),
+        (&["run", PETER, "--scenario", "14.4", "--games", "0"], "at least one game"),
+        (&["run", PETER, "--scenario", "14.4", "--games", "many"], "not a whole number"),
+        (&["run", PETER, "--scenario", "14.4", "--jobs", "2"], "only applies with --games"),
+        (&["text", "README.md", "--style", "roman"], "bracketed-parts"),
+        (&["frobnicate"], "unrecognized subcommand"),
+        (&["completions", "cmd.exe"], "bash"),
+    ];
+    for (args, hint) in cases {
+        let o = ks(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.starts_with("error[E0703]: "), "{args:?}: {e}");
+        assert!(e.contains(hint), "{args:?} should mention {hint:?}: {e}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    // Names that depend on the rulebook are checked after compiling, with its list.
+    let o = ks(&["run", PETER, "--scenario", "14.4", "--agent", "Danes=random"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("Swedish, Russian") || stderr(&o).contains("Russian, Swedish"),
+        "{}",
+        stderr(&o)
+    );
+    // --help and --version are not errors.
+    for args in [&["--help"][..], &["run", "--help"][..], &["--version"][..]] {
+        let o = ks(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert!(!o.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// Every argument of every command has help text, and `--style` lists its values.
+#[test]
+fn every_argument_has_help() {
+    for cmd in ["check", "run", "text", "disasm", "completions", "manpage"] {
+        let o = ks(&[cmd, "--help"]);
+        assert_eq!(o.status.code(), Some(0), "{cmd}");
+        let help = stdout(&o);
+        for line in help.lines() {
+            let t = line.trim_start();
+            // An argument line with nothing after its name has no help.
+            if (t.starts_with("--") || t.starts_with('<') || t.starts_with("-q")) && !t.contains("  ") {
+                // clap puts long help on the next lines for long descriptions; accept
+                // that only when the next line is indented text.
+                let next = help.lines().skip_while(|l| *l != line).nth(1).unwrap_or("");
+                assert!(next.trim().len() > 3, "{cmd}: no help for {t:?}\n{help}");
+            }
+        }
+    }
+    let o = ks(&["text", "--help"]);
+    assert!(stdout(&o).contains("possible values: "), "{}", stdout(&o));
+}
+
+/// `--quiet` keeps errors and asked-for output, and drops warnings and reports.
+#[test]
+fn quiet_prints_errors_only() {
+    let dir = scratch("quiet");
+    // A rulebook whose only finding is a warning (W0001: unused declaration) ...
+    let warn = "rulebook \"Q\" { numbering decimal; dice d6; }\ncontents { §1.0 \"Rules\" }\n\
+                §1.0 sides { Red, Blue }\n§1.0 fn unused() -> Int = 1;\n";
+    std::fs::write(dir.join("warn.ks"), warn).expect("writes");
+    let loud = ks(&["check", dir.join("warn.ks").to_str().expect("utf-8")]);
+    assert_eq!(loud.status.code(), Some(0), "{}", stderr(&loud));
+    assert!(stderr(&loud).contains("warning["), "{}", stderr(&loud));
+    assert!(!loud.stdout.is_empty());
+    let quiet = ks(&["check", "-q", dir.join("warn.ks").to_str().expect("utf-8")]);
+    assert_eq!(quiet.status.code(), Some(0));
+    assert!(quiet.stderr.is_empty(), "{}", stderr(&quiet));
+    assert!(quiet.stdout.is_empty(), "{}", stdout(&quiet));
+    // ... and one with an error: still reported, still exit code 1.
+    std::fs::write(dir.join("bad.ks"), format!("{warn}§1.0 fn broken() -> Int = nothing_here;\n"))
+        .expect("writes");
+    let bad = ks(&["check", "--quiet", dir.join("bad.ks").to_str().expect("utf-8")]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stderr(&bad).contains("error["), "{}", stderr(&bad));
+    assert!(!stderr(&bad).contains("warning["), "{}", stderr(&bad));
+    // JSON was asked for: it is written whatever --quiet says.
+    let json = ks(&["check", "-q", "--format", "json", dir.join("warn.ks").to_str().expect("utf-8")]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(v["warnings"], 2, "W0004 (no sequence) and W0001 (unused fn)");
+}
+
+/// A batch gives the same summary on one thread and on two; `--log DIR` receives one
+/// log per game, each the log a single run of that seed writes; `--profile` sums.
+#[test]
+fn batch_runs_are_thread_independent_and_keep_their_logs() {
+    let summary = |jobs: &str, extra: &[&str]| {
+        let mut args =
+            vec!["run", PETER, "--scenario", "14.2", "--seed", "7", "--games", "4", "--jobs", jobs];
+        args.extend_from_slice(extra);
+        let o = ks(&args);
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json summary");
+        assert_eq!(v["threads"], jobs.parse::<u64>().expect("number"));
+        // Wall time and thread count are the only fields allowed to differ.
+        v.as_object_mut().expect("object").remove("seconds");
+        v.as_object_mut().expect("object").remove("threads");
+        (v, o)
+    };
+    let (one, _) = summary("1", &[]);
+    let dir = scratch("logs");
+    let logs = dir.join("games");
+    let (two, o) = summary("2", &["--log", logs.to_str().expect("utf-8"), "--profile"]);
+    assert_eq!(one, two, "the summary depends on the number of threads");
+    assert_eq!(one["games"], 4);
+    // The summed profile is on stderr.
+    assert!(stderr(&o).contains("function (VM instructions"), "{}", stderr(&o));
+    let mut names: Vec<String> = std::fs::read_dir(&logs)
+        .expect("log dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["seed-10.jsonl", "seed-7.jsonl", "seed-8.jsonl", "seed-9.jsonl"]);
+    let single = ks(&["run", PETER, "--scenario", "14.2", "--seed", "9"]);
+    let kept = std::fs::read(logs.join("seed-9.jsonl")).expect("reads");
+    assert!(!kept.is_empty());
+    assert_eq!(kept, single.stdout, "the batch's log of seed 9 differs from a single run's");
+    // A --log that is a file cannot hold one log per game.
+    let file = dir.join("file.jsonl");
+    std::fs::write(&file, "").expect("writes");
+    let o = ks(&["run", PETER, "--scenario", "14.2", "--games", "2", "--log", file.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("error[E0703]") && stderr(&o).contains("directory"), "{}", stderr(&o));
+}
+
+/// Completion scripts and manual pages come from the parser's own definitions: every
+/// command and every flag of `run` is in them.
+#[test]
+fn completions_and_manual_pages_cover_every_command() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = ks(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
+        let script = stdout(&o);
+        // Flags without their dashes: fish writes `-l scenario`.
+        for word in ["check", "run", "text", "disasm", "lsp", "scenario", "games", "jobs", "quiet"] {
+            assert!(script.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+    let o = ks(&["manpage"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains(".TH kriegsspiel 1"), "{}", stdout(&o));
+    let dir = scratch("man");
+    let o = ks(&["manpage", "--dir", dir.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for page in ["kriegsspiel", "kriegsspiel-check", "kriegsspiel-run", "kriegsspiel-text", "kriegsspiel-lsp"]
+    {
+        let text = std::fs::read_to_string(dir.join(format!("{page}.1"))).expect("page written");
+        assert!(text.contains(".TH"), "{page}");
+    }
+    let run = std::fs::read_to_string(dir.join("kriegsspiel-run.1")).expect("reads");
+    for flag in ["\\-\\-scenario", "\\-\\-games", "\\-\\-log", "\\-\\-no\\-invariants"] {
+        assert!(run.contains(flag), "run page lacks {flag}");
+    }
+}

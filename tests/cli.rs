@@ -202,3 +202,28 @@ fn completions_and_manual_pages_cover_every_command() {
         assert!(run.contains(flag), "run page lacks {flag}");
     }
 }
+
+/// `disasm` prints what each instruction does, not Rust's debug form: no `Name { field: .. }`
+/// and no instruction in the serialised fallback form, on both bundled rulebooks.
+#[test]
+fn disasm_is_readable() {
+    for rb in [PETER, "rulebooks/frederick-the-great", "docs/examples/tiny.ks"] {
+        let o = ks(&["disasm", rb]);
+        assert_eq!(o.status.code(), Some(0), "{rb}: {}", stderr(&o));
+        let text = stdout(&o);
+        assert!(text.contains(" goto ") && text.contains("return"), "{rb}");
+        for line in text.lines().filter(|l| l.starts_with("  ")) {
+            let ins = line.trim_start().split_once("  ").map(|x| x.1).unwrap_or("");
+            // Quoted strings (log messages, reasons) may hold anything.
+            let ins: String = ins.split('"').step_by(2).collect::<Vec<_>>().join("\"\"");
+            assert!(!ins.contains(" { ") && !ins.contains(": "), "{rb}: debug form in {line:?}");
+            // The fallback writes `name field=value`: every instruction of these rulebooks
+            // has its own readable form.
+            let second = ins.split_whitespace().nth(1).unwrap_or("");
+            let fallback = second
+                .split_once('=')
+                .is_some_and(|(f, _)| !f.is_empty() && f.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+            assert!(!fallback, "{rb}: fallback form in {line:?}");
+        }
+    }
+}

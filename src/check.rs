@@ -1,7 +1,7 @@
 //! `check RULEBOOK [--text RULES.txt]`: compile, run the examples, report coverage and
 //! provenance (and, with a text, the rules coverage against it).
 
-use crate::{build, out, Format};
+use crate::{build, out, Format, Ui};
 use kriegsspiel_compiler::read_regular_file;
 use kriegsspiel_dsl::diag::capped;
 use std::io::Write;
@@ -10,9 +10,11 @@ pub(crate) fn cmd_check(
     path: &std::path::Path,
     text: Option<&std::path::Path>,
     format: Format,
-    quiet: bool,
+    ui: Ui,
+    deny_warnings: bool,
 ) -> u8 {
-    let (sources, c) = match build(path, format, quiet) {
+    let quiet = ui.quiet;
+    let (sources, c) = match build(path, format, ui) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -99,7 +101,7 @@ pub(crate) fn cmd_check(
         }
     }
     let text_errors = coverage.map(|r| r.has_errors()).unwrap_or(false);
-    if errors > 0 || text_errors {
+    if errors > 0 || text_errors || (deny_warnings && warnings > 0) {
         1
     } else {
         0

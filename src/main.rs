@@ -42,8 +42,48 @@ pub(crate) struct Cli {
     /// was asked for (a log, JSON, a summary) is still written.
     #[arg(short, long, global = true)]
     quiet: bool,
+    /// Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, value_enum, global = true, default_value = "auto", value_name = "WHEN")]
+    color: ColorWhen,
     #[command(subcommand)]
     cmd: Cmd,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum ColorWhen {
+    /// On a terminal, unless the NO_COLOR environment variable is set (no-color.org).
+    Auto,
+    Always,
+    Never,
+}
+
+/// How the user asked to be spoken to: `--quiet` and `--color`, resolved.
+#[derive(Clone, Copy)]
+pub(crate) struct Ui {
+    pub quiet: bool,
+    /// Diagnostics on stderr in colour.
+    pub color: bool,
+}
+
+impl Ui {
+    fn new(quiet: bool, when: ColorWhen) -> Ui {
+        use std::io::IsTerminal;
+        let color = match when {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
+            }
+        };
+        Ui { quiet, color }
+    }
+}
+
+/// Which findings fail `check` besides errors.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum Deny {
+    /// Any warning makes `check` exit 1.
+    Warnings,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -66,6 +106,9 @@ enum Cmd {
         /// Output format of the report and diagnostics.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
+        /// Fail (exit code 1) on warnings too.
+        #[arg(long, value_enum, value_name = "WHAT")]
+        deny: Option<Deny>,
     },
     /// Play a scenario headlessly and write the JSON Lines log (or, with --games, a summary).
     Run {
@@ -159,9 +202,11 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
-    let quiet = cli.quiet;
+    let ui = Ui::new(cli.quiet, cli.color);
     let code = match cli.cmd {
-        Cmd::Check { rulebook, text, format } => check::cmd_check(&rulebook, text.as_deref(), format, quiet),
+        Cmd::Check { rulebook, text, format, deny } => {
+            check::cmd_check(&rulebook, text.as_deref(), format, ui, deny == Some(Deny::Warnings))
+        }
         Cmd::Run {
             rulebook,
             scenario,
@@ -186,7 +231,7 @@ fn main() -> ExitCode {
             jobs,
             profile,
             invariants: !no_invariants,
-            quiet,
+            ui,
         }),
         Cmd::Text { path, index, style, format } => {
             let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };
@@ -194,7 +239,7 @@ fn main() -> ExitCode {
             let mut err = std::io::BufWriter::new(std::io::stderr().lock());
             kriegsspiel_text::run_cli(&opts, &mut out, &mut err).clamp(0, 255) as u8
         }
-        Cmd::Disasm { rulebook } => match build(&rulebook, Format::Human, quiet) {
+        Cmd::Disasm { rulebook } => match build(&rulebook, Format::Human, ui) {
             Ok((_, c)) => match &c.program {
                 Some(p) => match out(&kriegsspiel_runtime::disasm::disassemble(p)) {
                     Ok(()) => 0,
@@ -212,27 +257,23 @@ fn main() -> ExitCode {
 }
 
 /// Load and compile as `check` does; prints diagnostics. Err(exit code) when unreadable.
-pub(crate) fn build(
-    path: &std::path::Path,
-    format: Format,
-    quiet: bool,
-) -> Result<(SourceMap, Compilation), u8> {
-    build_config(path, format, None, quiet)
+pub(crate) fn build(path: &std::path::Path, format: Format, ui: Ui) -> Result<(SourceMap, Compilation), u8> {
+    build_config(path, format, None, ui)
 }
 
 /// Load and compile, with these optional layers in play when `options` is given (the
 /// configuration a run plays); prints diagnostics (at most `MAX_SHOWN_PER_CODE` of each
-/// code, then a count of the rest; errors only when `quiet`). Err(exit code) when
+/// code, then a count of the rest; errors only when quiet; coloured as `ui` says). Err(exit code) when
 /// unreadable.
 pub(crate) fn build_config(
     path: &std::path::Path,
     format: Format,
     options: Option<&[String]>,
-    quiet: bool,
+    ui: Ui,
 ) -> Result<(SourceMap, Compilation), u8> {
     let sources = match load_files(path) {
         Ok((s, skipped)) => {
-            if !quiet {
+            if !ui.quiet {
                 for f in skipped {
                     say!(
                         "warning[W0006]: skipped {}: not a regular file (a FIFO, socket or device)",
@@ -252,11 +293,11 @@ pub(crate) fn build_config(
         None => compile(&sources),
     };
     if format == Format::Human {
-        let shown: Vec<_> = c.diagnostics.iter().filter(|d| !quiet || d.is_error()).cloned().collect();
+        let shown: Vec<_> = c.diagnostics.iter().filter(|d| !ui.quiet || d.is_error()).cloned().collect();
         let (shown, rest) = capped(&shown);
         let mut err = std::io::stderr().lock();
         for d in shown {
-            let _ = err.write_all(d.render(&sources).as_bytes());
+            let _ = err.write_all(d.render_styled(&sources, ui.color).as_bytes());
         }
         for (code, n) in rest {
             let _ = err.write_all(not_shown_line(code, n).as_bytes());

@@ -2,7 +2,7 @@
 //! play N seeds (on several threads) and print a summary.
 
 use crate::args::{AgentArg, Pair};
-use crate::{build_config, out, Format};
+use crate::{build_config, out, Format, Ui};
 use kriegsspiel_compiler::read_regular_file;
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions, GameOutcome};
 use rayon::prelude::*;
@@ -23,7 +23,7 @@ pub(crate) struct RunArgs {
     pub jobs: Option<u64>,
     pub profile: bool,
     pub invariants: bool,
-    pub quiet: bool,
+    pub ui: Ui,
 }
 
 /// One function's profile: calls, instructions inclusive, instructions self.
@@ -59,7 +59,7 @@ pub(crate) fn cmd_run(a: RunArgs) -> u8 {
         Ok(m) => m,
         Err(code) => return code,
     };
-    let (_, c) = match build_config(&a.path, Format::Human, Some(&a.options), a.quiet) {
+    let (_, c) = match build_config(&a.path, Format::Human, Some(&a.options), a.ui) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -141,7 +141,7 @@ fn run_one(prog: &kriegsspiel_runtime::Program, opts: GameOptions, a: &RunArgs) 
     }
     match outcome.result {
         Ok(r) => {
-            if a.log.is_some() && !a.quiet {
+            if a.log.is_some() && !a.ui.quiet {
                 let who = r.winner.clone().unwrap_or_else(|| "draw".into());
                 say!("result: {who} — {} (§{}), turn {}", r.reason, r.para, r.turn);
             }
@@ -191,7 +191,7 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
             return 2;
         }
     };
-    let bar = if a.quiet {
+    let bar = if a.ui.quiet {
         indicatif::ProgressBar::hidden()
     } else {
         // Drawn on a terminal only (indicatif hides it when stderr is not one).

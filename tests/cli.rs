@@ -227,3 +227,31 @@ fn disasm_is_readable() {
         }
     }
 }
+
+/// Diagnostics are plain when piped and coloured with `--color always`; `--color never`
+/// and `NO_COLOR` keep them plain. `--deny warnings` makes a warning fail `check`.
+#[test]
+fn colour_and_deny_warnings() {
+    let dir = scratch("color");
+    let warn = "rulebook \"Q\" { numbering decimal; dice d6; }\ncontents { §1.0 \"Rules\" }\n\
+                §1.0 sides { Red, Blue }\n§1.0 fn unused() -> Int = 1;\n";
+    let file = dir.join("warn.ks");
+    std::fs::write(&file, warn).expect("writes");
+    let f = file.to_str().expect("utf-8");
+    let esc = |o: &Output| o.stderr.contains(&0x1b);
+    let piped = ks(&["check", f]);
+    assert!(!esc(&piped), "colour on a pipe");
+    let always = ks(&["check", "--color", "always", f]);
+    assert!(esc(&always), "no colour with --color always: {}", stderr(&always));
+    assert!(stderr(&always).contains("W0001"));
+    let never = ks(&["check", "--color", "never", f]);
+    assert!(!esc(&never));
+    let no_color = Command::new(bin()).args(["check", f]).env("NO_COLOR", "1").output().expect("runs");
+    assert!(!esc(&no_color));
+    assert_eq!(piped.status.code(), Some(0));
+    let deny = ks(&["check", "--deny", "warnings", f]);
+    assert_eq!(deny.status.code(), Some(1), "{}", stderr(&deny));
+    let o = ks(&["check", "--deny", "everything", f]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("warnings"), "{}", stderr(&o));
+}

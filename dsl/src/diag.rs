@@ -108,19 +108,29 @@ impl Diagnostic {
     /// Render for a terminal (no colour), as the CLI prints it on stderr. Each line is
     /// located with the source map's line index: rendering is linear in the output.
     pub fn render(&self, sources: &SourceMap) -> String {
+        self.render_styled(sources, false)
+    }
+
+    /// Render for a terminal, with ANSI colours when `color` (the CLI decides: a
+    /// terminal, `--color`, `NO_COLOR`). Without colour it is [`Diagnostic::render`].
+    pub fn render_styled(&self, sources: &SourceMap, color: bool) -> String {
         if self.on_long_line(sources) {
             return self.render_excerpt(sources);
         }
-        let mut buf = String::new();
         let config = term::Config::default();
         let files = Files(sources);
-        let mut writer = term::termcolor::NoColor::new(Vec::new());
-        if term::emit_to_write_style(&mut writer, &config, &files, &self.to_codespan()).is_ok() {
-            buf = String::from_utf8_lossy(&writer.into_inner()).into_owned();
+        let cs = self.to_codespan();
+        let rendered = if color {
+            let mut writer = term::termcolor::Ansi::new(Vec::new());
+            term::emit_to_write_style(&mut writer, &config, &files, &cs).ok().map(|_| writer.into_inner())
         } else {
-            buf.push_str(&format!("{}[{}]: {}\n", self.severity.as_str(), self.code, self.message));
+            let mut writer = term::termcolor::NoColor::new(Vec::new());
+            term::emit_to_write_style(&mut writer, &config, &files, &cs).ok().map(|_| writer.into_inner())
+        };
+        match rendered {
+            Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            None => format!("{}[{}]: {}\n", self.severity.as_str(), self.code, self.message),
         }
-        buf
     }
 
     /// True when a line the diagnostic would print is longer than [`MAX_LINE`] bytes

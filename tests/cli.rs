@@ -255,3 +255,33 @@ fn colour_and_deny_warnings() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("warnings"), "{}", stderr(&o));
 }
+
+/// `check` and `text` give their findings in one JSON shape.
+#[test]
+fn check_and_text_share_one_json_shape() {
+    let dir = scratch("shape");
+    let rb = dir.join("warn.ks");
+    std::fs::write(
+        &rb,
+        "rulebook \"Q\" { numbering decimal; dice d6; }\ncontents { §1.0 \"Rules\" }\n\
+         §1.0 sides { Red, Blue }\n§1.0 fn unused() -> Int = 1;\n",
+    )
+    .expect("writes");
+    let txt = dir.join("rules.txt");
+    std::fs::write(&txt, "1.0 Opening\n1.1 Parts\n1.1 Again\n").expect("writes");
+    let c = ks(&["check", "--format", "json", rb.to_str().expect("utf-8")]);
+    let c: serde_json::Value = serde_json::from_slice(&c.stdout).expect("check json");
+    let t = ks(&["text", "--format", "json", txt.to_str().expect("utf-8")]);
+    let t: serde_json::Value = serde_json::from_slice(&t.stdout).expect("text json");
+    let keys = |v: &serde_json::Value| {
+        let mut k: Vec<String> = v.as_object().expect("object").keys().cloned().collect();
+        k.sort();
+        k
+    };
+    let d = &c["diagnostics"][0];
+    let f = &t["findings"][0];
+    assert_eq!(keys(d), keys(f), "check: {d}\ntext: {f}");
+    assert_eq!(keys(&d["span"]), keys(&f["span"]));
+    assert_eq!(f["line"], 3);
+    assert_eq!(f["column"], 1);
+}

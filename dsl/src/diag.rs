@@ -200,6 +200,16 @@ impl Diagnostic {
             "column": col,
             "span": { "start": self.span.start, "end": self.span.end },
             "paragraphs": self.paragraphs,
+            "labels": self.labels.iter().map(|(s, message)| {
+                let (line, col) = sources.line_col(s.file, s.start as usize);
+                json!({
+                    "file": sources.name(s.file),
+                    "line": line,
+                    "column": col,
+                    "span": { "start": s.start, "end": s.end },
+                    "message": message,
+                })
+            }).collect::<Vec<_>>(),
             "notes": self.notes,
         })
     }

@@ -54,7 +54,7 @@ pub fn run_cli(opts: &TextOptions, out: &mut dyn std::io::Write, err: &mut dyn s
     let idx = index(&src, &style);
     let findings = check(&src, &idx);
     let io = if opts.json {
-        let doc = to_json(&name, &idx, &findings, opts.index);
+        let doc = to_json(&name, &src, &idx, &findings, opts.index);
         serde_json::to_string_pretty(&doc)
             .map_err(std::io::Error::other)
             .and_then(|s| writeln!(out, "{s}"))

@@ -201,15 +201,17 @@ pub fn summary(findings: &[Finding]) -> String {
 /// Findings (and optionally the index) as one JSON document.
 pub fn to_json(
     file_name: &str,
+    src: &str,
     index: &TextIndex,
     findings: &[Finding],
     with_index: bool,
 ) -> serde_json::Value {
+    let shown: Vec<serde_json::Value> = findings.iter().map(|f| finding_json(file_name, src, f)).collect();
     let mut doc = serde_json::json!({
         "file": file_name,
         "style": index.style.name,
         "headings": index.headings_only().count(),
-        "findings": findings,
+        "findings": shown,
         "summary": {
             "errors": findings.iter().filter(|f| f.severity == Severity::Error).count(),
             "warnings": findings.iter().filter(|f| f.severity == Severity::Warning).count(),
@@ -225,4 +227,25 @@ pub fn to_json(
         }
     }
     doc
+}
+
+/// One finding in the JSON shape `check` gives its diagnostics (docs/cli.md): code,
+/// severity, message, file, line, column (1-based, in characters), span (bytes),
+/// paragraphs, labels and notes.
+pub fn finding_json(file_name: &str, src: &str, f: &Finding) -> serde_json::Value {
+    let start = f.start.min(src.len());
+    let line_start = src[..start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let column = src.get(line_start..start).map(|s| s.chars().count()).unwrap_or(0) + 1;
+    serde_json::json!({
+        "severity": f.severity,
+        "code": f.code,
+        "message": f.message,
+        "file": file_name,
+        "line": f.line,
+        "column": column,
+        "span": { "start": f.start, "end": f.end },
+        "paragraphs": f.paragraph.iter().collect::<Vec<_>>(),
+        "labels": [],
+        "notes": f.notes,
+    })
 }

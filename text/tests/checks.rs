@@ -472,6 +472,11 @@ fn cli_exit_codes_and_outputs() {
     let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(doc["findings"][0]["code"], "T0002");
     assert_eq!(doc["findings"][0]["severity"], "error");
+    // The shape `check` gives its diagnostics.
+    for key in ["message", "file", "line", "column", "span", "paragraphs", "labels", "notes"] {
+        assert!(doc["findings"][0].get(key).is_some(), "no {key} in {}", doc["findings"][0]);
+    }
+    assert_eq!(doc["findings"][0]["paragraphs"][0], "1.1");
     assert_eq!(doc["paragraphs"][1]["number"], "1.1");
 
     let good = temp_file("good.txt", "1.0 Opening\n1.1 Parts\n1.3 Skip\n");
@@ -608,7 +613,7 @@ mod props {
                     prop_assert!(p.start <= p.end && p.end <= src.len());
                 }
                 let _ = idx.render_human();
-                let _ = kriegsspiel_text::render::to_json("x", &idx, &findings, true);
+                let _ = kriegsspiel_text::render::to_json("x", &src, &idx, &findings, true);
             }
         }
     }

@@ -147,15 +147,17 @@ fn has_label(d: &Diagnostic, c: &Case, text: &str, at: (&str, usize, usize)) {
 // ------------------------------------------------------------------ E0001-E0003: syntax
 
 #[test]
-fn e0001_missing_semicolon_points_at_the_next_token() {
+fn e0001_missing_semicolon_points_at_the_gap() {
     let c = case(
         r#"§2.1 rating cs: 0..9 "strength"
 §4.0 fn f(u: Unit) -> Int = u.cs
 §4.0 fn g(u: Unit) -> Int = 1;
 "#,
     );
-    let d = c.error("E0001", ("case.ks", 3, 1), &[]);
-    assert_eq!(d.message, "expected `;`, found `§`");
+    // At the end of `u.cs`, where the `;` goes; the next line's `§` is a label.
+    let d = c.error("E0001", ("case.ks", 2, 33), &[]);
+    assert_eq!(d.message, "expected `;` at the end of this line, found `§` after it");
+    assert!(d.labels.iter().any(|(_, l)| l == "the next token"), "{d:?}");
 }
 
 #[test]

@@ -455,7 +455,98 @@ pub(crate) fn convert(file: FileId, text: &str, e: Error<Rule>) -> Diagnostic {
             d = d.with_note(format!("help: did you mean `{}`?", best.1));
         }
     }
+    // A missing `;` belongs at the end of the statement, not at the next line's token.
+    if tokens.iter().any(|t| t == ";") {
+        if let Some(gap) = end_of_previous_line(text, pos) {
+            let found_span = d.span;
+            d.span = Span::new(file, gap, gap);
+            d = d.with_label(found_span, "the next token");
+            d.message = format!("expected {expected} at the end of this line, found {found} after it");
+        }
+    }
+    // The end of the file inside a block: name the `{` left open.
+    if found == "end of file" && tokens.iter().any(|t| t == "}") {
+        if let Some(open) = unclosed_brace(text) {
+            let (line, _) = line_col(text, open);
+            d = d
+                .with_label(Span::new(file, open, open + 1), "this `{` is never closed")
+                .with_note(format!("the `{{` on line {line} has no matching `}}`"));
+        }
+    }
     d
+}
+
+/// Where a token that should have ended a line goes, when the parser stopped at `pos`
+/// on a later line: the end of the last line before `pos` that holds code (comments
+/// and blank lines skipped). None when `pos` is on the same line as that code.
+fn end_of_previous_line(text: &str, pos: usize) -> Option<usize> {
+    let before = &text[..pos];
+    let mut end = before.len();
+    let mut crossed = false;
+    loop {
+        let line_start = before[..end].rfind('\n').map(|i| i + 1).unwrap_or(0);
+        let line = &before[line_start..end];
+        let code = strip_comment(line).trim_end();
+        if !code.is_empty() {
+            return if crossed { Some(line_start + code.len()) } else { None };
+        }
+        if line_start == 0 {
+            return None;
+        }
+        crossed = true;
+        end = line_start - 1;
+    }
+}
+
+/// A line without its `//` comment (a `//` inside a string is not one).
+fn strip_comment(line: &str) -> &str {
+    let mut in_str = false;
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => in_str = !in_str,
+            b'\\' if in_str => i += 1,
+            b'/' if !in_str && b.get(i + 1) == Some(&b'/') => return &line[..i],
+            _ => {}
+        }
+        i += 1;
+    }
+    line
+}
+
+/// The innermost `{` with no matching `}` in the whole text (strings and comments
+/// skipped), if any.
+fn unclosed_brace(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut open: Vec<usize> = Vec::new();
+    let (mut i, mut in_str) = (0, false);
+    while i < b.len() {
+        match b[i] {
+            b'"' => in_str = !in_str,
+            b'\\' if in_str => i += 1,
+            b'/' if !in_str && b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'{' if !in_str => open.push(i),
+            b'}' if !in_str => {
+                open.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    open.last().copied()
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_col(text: &str, pos: usize) -> (usize, usize) {
+    let before = &text[..pos.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+    (line, col)
 }
 
 fn push_unique(v: &mut Vec<&'static str>, s: &'static str) {

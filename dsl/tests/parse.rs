@@ -1048,7 +1048,32 @@ fn error_misspelt_declaration_keyword() {
 #[test]
 fn error_missing_semicolon_in_block() {
     let text = "§9.2 procedure p() {\n  let x = 1\n}";
-    syntax_error(text, 3, 1, "expected `;`, found `}`");
+    syntax_error(text, 2, 12, "expected `;` at the end of this line, found `}` after it");
+}
+
+/// A `;` missing at the end of a line is reported at the gap (after `1`), with the
+/// next line's token as a label; comments and blank lines between are skipped.
+#[test]
+fn error_missing_semicolon_at_the_gap() {
+    let text = "§9.2 procedure p() {\n  let x = 1 // one\n\n  let y = 2;\n}";
+    let d = syntax_error(text, 2, 12, "expected `;` at the end of this line, found `let` after it");
+    assert_eq!(d.span.start, d.span.end, "a point at the gap");
+    let (label, what) = &d.labels[0];
+    assert_eq!(&text[label.start as usize..label.end as usize], "let");
+    assert_eq!(what, "the next token");
+    // On one line the error stays at the token.
+    syntax_error("§9.2 procedure p() { let x = 1 let y = 2; }", 1, 32, "expected `;`");
+}
+
+/// The end of the file inside a block names the `{` that is never closed.
+#[test]
+fn error_unclosed_brace_is_named() {
+    let text = "§9.2 procedure p() {\n  if true {\n    log \"{ not a brace\";\n  // }\n}\n";
+    let d = syntax_error(text, 6, 1, "found end of file");
+    let (label, what) =
+        d.labels.iter().find(|(_, w)| w.contains("never closed")).expect("a label on the open brace");
+    assert_eq!(label.start as usize, text.find('{').expect("brace"), "the procedure's `{{`: {what}");
+    assert!(d.notes.iter().any(|n| n.contains("line 1")), "{:?}", d.notes);
 }
 
 #[test]

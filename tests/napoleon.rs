@@ -3,7 +3,7 @@
 //! Scenario B (Grossbeeren) plays to its E[183.] Victory Points without a runtime error,
 //! the same seed gives the same log, and a battle chit is never seen by the other side.
 
-use kriegsspiel_compiler::{compile, load, Compilation};
+use kriegsspiel_compiler::{compile, compile_with, load, Compilation};
 use kriegsspiel_dsl::SourceMap;
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
 use std::collections::BTreeMap;
@@ -64,7 +64,12 @@ fn napoleon_lists_both_parts_and_checks_clean() {
     // The Campaign Game's administration is not (E[92.], E[110.]).
     assert!(r.missing.iter().any(|e| e == "Exclusive[110.]"));
     let layers: Vec<(&str, bool)> = r.layers.iter().map(|l| (l.0.as_str(), l.2)).collect();
-    assert_eq!(layers, [("base", false), ("exclusive", false), ("campaign", true)]);
+    assert_eq!(
+        layers,
+        [("base", false), ("battlefield_dynamics", true), ("exclusive", false), ("campaign", true)]
+    );
+    // The Exclusive Rules supersede Standard ones: E[37.] waives the reinforcements.
+    assert!(r.superseded.iter().any(|e| e.0 == "Standard[91.]"), "{:?}", r.superseded);
     // Every worked example is run and reproduced; no warning (W0003, W0004, W0001...).
     assert!(r.examples_run >= 13, "{} examples", r.examples_run);
     assert_eq!(r.examples_run, r.examples_passed);
@@ -179,4 +184,31 @@ fn napoleon_battle_chits_are_sealed() {
     }
     assert!(compared >= 10, "{compared} battles compared");
     assert!(attacker_differed > 0, "some attackers chose Pitched in the unforced game");
+}
+
+#[test]
+fn napoleon_battlefield_dynamics_option_plays() {
+    // E[159.]-E[160.] as an optional layer: compiled in, its roll comes before
+    // counterattacks and re-attacks, and the games still end on Victory Points.
+    let sources = load(&dir()).expect("loads");
+    let c = compile_with(&sources, &["battlefield_dynamics".to_string()]);
+    assert!(!c.has_errors());
+    let prog = c.program.as_ref().expect("compiles");
+    let mut rolls = 0;
+    for seed in 1..=6 {
+        let mut o = options(seed, AgentKind::Heuristic, AgentKind::Heuristic);
+        o.options.insert("battlefield_dynamics".to_string());
+        let out = play(prog, &o).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        rolls += out.log.lines.iter().filter(|l| l.contains("Battlefield Dynamics:")).count();
+    }
+    assert!(rolls > 0, "the option's roll is made");
+    // Without it, never.
+    let plain = compiled();
+    let out = play(
+        plain.program.as_ref().expect("compiles"),
+        &options(1, AgentKind::Heuristic, AgentKind::Heuristic),
+    )
+    .expect("plays");
+    assert!(!out.log.lines.iter().any(|l| l.contains("Battlefield Dynamics:")));
 }

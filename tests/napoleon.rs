@@ -1,23 +1,214 @@
-//! Napoleon at the Crossroads (issue 11): the skeleton's contents and layers. Every
-//! paragraph of both parts is listed; only paragraphs without rule effect are waived,
-//! and everything not yet encoded is counted missing.
+//! Napoleon at the Crossroads (issue 11): the contents of both parts and their layers;
+//! the battle-level rules of the first slice: `check` runs the worked examples, Battle
+//! Scenario B (Grossbeeren) plays to its E[183.] Victory Points without a runtime error,
+//! the same seed gives the same log, and a battle chit is never seen by the other side.
 
-use kriegsspiel_compiler::{compile, load};
+use kriegsspiel_compiler::{compile, compile_with, load, Compilation};
+use kriegsspiel_dsl::SourceMap;
+use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+mod support;
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rulebooks/napoleon-at-the-crossroads")
+}
+
+fn compiled() -> Compilation {
+    compile(&load(&dir()).expect("loads"))
+}
+
+/// The rulebook's files, with `edit` applied to the text of one of them.
+fn compiled_with(file: &str, edit: impl Fn(&str) -> String) -> Compilation {
+    let mut names: Vec<_> = std::fs::read_dir(dir())
+        .expect("reads")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ks"))
+        .collect();
+    names.sort();
+    let mut sources = SourceMap::new();
+    for p in names {
+        let text = std::fs::read_to_string(&p).expect("reads");
+        let name = p.file_name().expect("name").to_string_lossy().to_string();
+        let text = if name == file { edit(&text) } else { text };
+        sources.add(p.display().to_string(), text);
+    }
+    compile(&sources)
+}
+
+fn agents(french: AgentKind, coalition: AgentKind) -> BTreeMap<String, AgentKind> {
+    [("French".to_string(), french), ("Coalition".to_string(), coalition)].into()
+}
+
+fn options(seed: u64, french: AgentKind, coalition: AgentKind) -> GameOptions {
+    GameOptions { scenario: "B".into(), seed, agents: agents(french, coalition), ..GameOptions::default() }
+}
 
 #[test]
-fn napoleon_lists_both_parts_and_counts_the_rest_missing() {
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let sources = load(&root.join("rulebooks/napoleon-at-the-crossroads")).expect("loads");
-    let c = compile(&sources);
-    assert!(!c.has_errors());
+fn napoleon_lists_both_parts_and_checks_clean() {
+    let c = compiled();
+    assert!(!c.has_errors(), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
     let r = &c.report;
     // Standard 1-210 and Exclusive 1-196 without the Exclusive [13.] the text lacks.
     assert_eq!(r.paragraphs, 405);
     assert_eq!(r.contents.iter().filter(|e| e.0.starts_with("Standard[")).count(), 210);
     assert_eq!(r.contents.iter().filter(|e| e.0.starts_with("Exclusive[")).count(), 195);
-    assert_eq!((r.encoded.len(), r.waived.len(), r.missing.len()), (3, 10, 392));
+    assert_eq!(r.encoded.len() + r.waived.len() + r.missing.len() + r.superseded.len(), 405);
+    assert_eq!(r.waived.len(), 20);
+    // The battle-level core is encoded: the battle procedure, retreat, pursuit, morale,
+    // the VP table.
+    for p in ["Standard[146.]", "Standard[174.]", "Standard[188.]", "Standard[193.]", "Exclusive[183.]"] {
+        assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
+    }
+    // The Campaign Game's administration is not (E[92.], E[110.]).
+    assert!(r.missing.iter().any(|e| e == "Exclusive[110.]"));
     let layers: Vec<(&str, bool)> = r.layers.iter().map(|l| (l.0.as_str(), l.2)).collect();
-    assert_eq!(layers, [("base", false), ("exclusive", false), ("campaign", true)]);
-    // Without a sequence of play it is checked, not played.
-    assert!(c.diagnostics.iter().any(|d| d.code == "W0004"));
+    assert_eq!(
+        layers,
+        [("base", false), ("battlefield_dynamics", true), ("exclusive", false), ("campaign", true)]
+    );
+    // The Exclusive Rules supersede Standard ones: E[37.] waives the reinforcements.
+    assert!(r.superseded.iter().any(|e| e.0 == "Standard[91.]"), "{:?}", r.superseded);
+    // Every worked example is run and reproduced; no warning (W0003, W0004, W0001...).
+    assert!(r.examples_run >= 13, "{} examples", r.examples_run);
+    assert_eq!(r.examples_run, r.examples_passed);
+    assert!(
+        c.diagnostics.is_empty(),
+        "{:?}",
+        c.diagnostics.iter().map(|d| (&d.code, &d.message)).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn napoleon_scenario_b_plays_to_victory_points() {
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let kinds = [
+        (AgentKind::Random, AgentKind::Random),
+        (AgentKind::Heuristic, AgentKind::Heuristic),
+        (AgentKind::Random, AgentKind::Heuristic),
+        (AgentKind::Heuristic, AgentKind::Random),
+    ];
+    let mut battles = 0;
+    for seed in 1..=3 {
+        for (f, k) in kinds.iter().cloned() {
+            let out = play(prog, &options(seed, f, k)).expect("plays");
+            let res = out.result.as_ref().unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+            let last = out.log.lines.last().expect("a log");
+            assert!(last.contains(r#""type":"end""#) && last.contains("E[183.]"), "{last}");
+            let _ = res;
+            // The VP count is logged with both sides' losses.
+            assert!(out.log.lines.iter().any(|l| l.contains("French VP")));
+            battles += out.log.lines.iter().filter(|l| l.contains(r#""message":"battle: "#)).count();
+        }
+    }
+    assert!(battles > 0, "the heuristic players fight");
+}
+
+#[test]
+fn napoleon_same_seed_same_log() {
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    for seed in [4, 11] {
+        let a = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Random)).expect("plays");
+        let b = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Random)).expect("plays");
+        assert_eq!(a.log.lines, b.log.lines);
+        let other = play(prog, &options(seed + 1, AgentKind::Heuristic, AgentKind::Random)).expect("plays");
+        assert_ne!(a.log.lines, other.log.lines, "the seed matters");
+    }
+}
+
+fn field(l: &str, f: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(l).expect("json");
+    v[f].as_str().unwrap_or_default().to_string()
+}
+
+fn is_chit(l: &str) -> bool {
+    l.contains(r#""type":"decision""#) && l.contains("battle chit")
+}
+
+#[test]
+fn napoleon_battle_chits_are_sealed() {
+    // Every battle chit is a sealed decision, revealed with its pair.
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let out = play(prog, &options(1, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+    let chits: Vec<&String> = out.log.lines.iter().filter(|l| is_chit(l)).collect();
+    assert!(!chits.is_empty());
+    assert!(chits.iter().all(|l| l.contains(r#""sealed":true"#)));
+    // The defender cannot see the attacker's chit: force the attacker's chit to Pursuit
+    // (a variant of the rulebook) and the defender, same seed, same state, chooses alike.
+    let forced = compiled_with("battle.ks", |t| {
+        t.replace("let ac = choose p in chit_options([a], false)", "let ac = choose p in [Pursuit]")
+    });
+    assert!(!forced.has_errors());
+    let forced_prog = forced.program.as_ref().expect("compiles");
+    let mut compared = 0;
+    let mut attacker_differed = 0;
+    for seed in 1..=30 {
+        for defender in [AgentKind::Random, AgentKind::Heuristic] {
+            for (attacker_side, defender_side, kinds) in [
+                ("French", "Coalition", (AgentKind::Heuristic, defender.clone())),
+                ("Coalition", "French", (defender.clone(), AgentKind::Heuristic)),
+            ] {
+                let a = play(prog, &options(seed, kinds.0.clone(), kinds.1.clone())).expect("plays");
+                let b = play(forced_prog, &options(seed, kinds.0.clone(), kinds.1.clone())).expect("plays");
+                // The first battle of the game, attacked by this side, reached in the same
+                // state by both games: the lines before its first chit are the same.
+                let Some(pa) = a.log.lines.iter().position(|l| is_chit(l)) else { continue };
+                if field(&a.log.lines[pa], "by") != attacker_side {
+                    continue;
+                }
+                let Some(pb) = b.log.lines.iter().position(|l| is_chit(l)) else { continue };
+                if a.log.lines[..pa] != b.log.lines[..pb] {
+                    continue;
+                }
+                // The forced attacker was not asked; the defender's chit follows at once.
+                let da = &a.log.lines[pa + 1];
+                let db = &b.log.lines[pb];
+                assert!(is_chit(da) && is_chit(db), "{da}\n{db}");
+                assert_eq!(field(da, "by"), defender_side);
+                assert_eq!(field(db, "by"), defender_side);
+                assert_eq!(
+                    field(da, "choice"),
+                    field(db, "choice"),
+                    "seed {seed}: the defender's chit depends on the attacker's"
+                );
+                compared += 1;
+                if field(&a.log.lines[pa], "choice") != "Pursuit" {
+                    attacker_differed += 1;
+                }
+            }
+        }
+    }
+    assert!(compared >= 10, "{compared} battles compared");
+    assert!(attacker_differed > 0, "some attackers chose Pitched in the unforced game");
+}
+
+#[test]
+fn napoleon_battlefield_dynamics_option_plays() {
+    // E[159.]-E[160.] as an optional layer: compiled in, its roll comes before
+    // counterattacks and re-attacks, and the games still end on Victory Points.
+    let sources = load(&dir()).expect("loads");
+    let c = compile_with(&sources, &["battlefield_dynamics".to_string()]);
+    assert!(!c.has_errors());
+    let prog = c.program.as_ref().expect("compiles");
+    let mut rolls = 0;
+    for seed in 1..=6 {
+        let mut o = options(seed, AgentKind::Heuristic, AgentKind::Heuristic);
+        o.options.insert("battlefield_dynamics".to_string());
+        let out = play(prog, &o).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        rolls += out.log.lines.iter().filter(|l| l.contains("Battlefield Dynamics:")).count();
+    }
+    assert!(rolls > 0, "the option's roll is made");
+    // Without it, never.
+    let plain = compiled();
+    let out = play(
+        plain.program.as_ref().expect("compiles"),
+        &options(1, AgentKind::Heuristic, AgentKind::Heuristic),
+    )
+    .expect("plays");
+    assert!(!out.log.lines.iter().any(|l| l.contains("Battlefield Dynamics:")));
 }

@@ -1,7 +1,7 @@
 //! Playing compiled rulebooks: determinism, a run-trace golden, many seeds without a
 //! runtime error, agents, rulings. Bless the golden with `KRIEGSSPIEL_BLESS=1 cargo test --test play`.
 
-use kriegsspiel_compiler::{compile, load};
+use kriegsspiel_compiler::{compile, compile_with, load};
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
 use kriegsspiel_runtime::Program;
 use std::collections::BTreeMap;
@@ -23,6 +23,23 @@ fn peter() -> &'static Program {
         c.program.expect("Peter the Great compiles")
     })
 }
+
+/// Peter with every optional layer of 13.x compiled in, as `run --option NAME ...`.
+fn peter_with_options() -> &'static Program {
+    static P: OnceLock<Program> = OnceLock::new();
+    P.get_or_init(|| {
+        let sources = load(&root().join("rulebooks/peter-the-great")).expect("rulebook loads");
+        let on: Vec<String> = PETER_OPTIONS.iter().map(|s| s.to_string()).collect();
+        let c = compile_with(&sources, &on);
+        for d in &c.diagnostics {
+            eprint!("{}", d.render(&sources));
+        }
+        c.program.expect("Peter the Great compiles with its optional layers")
+    })
+}
+
+/// Peter's optional rules (13.x), each an optional layer (options.ks).
+const PETER_OPTIONS: [&str; 4] = ["surprise", "fatigue", "cavalry_vs_routed", "visibility"];
 
 use support::inline::compile_one;
 
@@ -64,12 +81,16 @@ fn log_shape() {
         out.log.lines.iter().map(|l| serde_json::from_str(l).expect("valid JSON")).collect();
     assert_eq!(lines[0]["type"], "header");
     assert_eq!(lines[0]["scenario"], "14.4");
+    // Peter declares layers (its optional rules, 13.x): the second line lists those in
+    // play, here the base rules alone.
+    assert_eq!(lines[1]["type"], "layers");
+    assert_eq!(lines[1]["layers"], serde_json::json!([{"layer": "base", "title": "the base rules"}]));
     assert!(lines[0]["supplied"].as_array().map(|a| a.len() >= 5).unwrap_or(false));
     assert!(lines[0]["rulings"]["mr_pick"].is_string());
     let last = lines.last().expect("lines");
     assert_eq!(last["type"], "end");
     assert!(last["para"].as_str().map(|p| !p.is_empty()).unwrap_or(false));
-    for l in &lines[1..] {
+    for l in &lines[2..] {
         let para = l["para"].as_str().unwrap_or("");
         assert!(!para.is_empty() && para != "?", "event without paragraph: {l}");
     }
@@ -568,31 +589,41 @@ contents { §1.0 "Rules" §5.0 "Command" }
     assert!(compile_one("chits.ks", bad).diagnostics.iter().any(|d| d.code == "E0304"));
 }
 
-/// Optional rules are off by default and switched on per run; the log header lists those
-/// in play, unknown names are refused, and games with them play to the end.
+/// Optional rules are off by default and switched on per run; each is an optional layer
+/// (language.md 6.15e), so a program compiled without it refuses to play it, as `run
+/// --option` compiles it in. The log header lists those in play, the layers line names
+/// them, their events carry the layer, unknown names are refused, and games with them play
+/// to the end.
 #[test]
 fn optional_rules_switch_on_per_run() {
     let mut o = opts(21, AgentKind::Heuristic);
     let plain = play(peter(), &o).expect("plays");
     let header: serde_json::Value = serde_json::from_str(&plain.log.lines[0]).expect("json");
     assert_eq!(header["options"], serde_json::json!([]));
-    for name in ["surprise", "fatigue", "cavalry_vs_routed", "visibility"] {
+    for name in PETER_OPTIONS {
         o.options.insert(name.to_string());
     }
-    let with = play(peter(), &o).expect("plays");
+    assert!(play(peter(), &o).expect_err("not compiled in").contains("compile the rulebook with it"));
+    let with = play(peter_with_options(), &o).expect("plays");
     assert!(with.result.is_ok(), "{:?}", with.result);
     let header: serde_json::Value = serde_json::from_str(&with.log.lines[0]).expect("json");
-    assert_eq!(header["options"].as_array().map(|a| a.len()), Some(4));
+    assert_eq!(header["options"].as_array().map(|a| a.len()), Some(PETER_OPTIONS.len()));
+    let layers: serde_json::Value = serde_json::from_str(&with.log.lines[1]).expect("json");
+    let named: Vec<&str> =
+        layers["layers"].as_array().expect("layers").iter().filter_map(|l| l["layer"].as_str()).collect();
+    assert_eq!(named, ["base", "surprise", "fatigue", "cavalry_vs_routed", "visibility"]);
     assert_ne!(plain.log.text(), with.log.text(), "13.1 doubles the Swedish MA on Turn 1");
+    // 13.7.1: from Turn 3 the visibility roll is an event of the visibility layer.
+    assert!(with.log.lines.iter().any(|l| l.contains(r#""para":"13.7.1.B","layer":"visibility""#)));
     o.options.insert("no_such_rule".into());
-    assert!(play(peter(), &o).expect_err("refused").contains("surprise"));
+    assert!(play(peter_with_options(), &o).expect_err("refused").contains("surprise"));
     for seed in 1..=20 {
         let mut o = opts(seed, AgentKind::Random);
         o.log = false;
-        for name in ["surprise", "fatigue", "cavalry_vs_routed", "visibility"] {
+        for name in PETER_OPTIONS {
             o.options.insert(name.to_string());
         }
-        let out = play(peter(), &o).expect("plays");
+        let out = play(peter_with_options(), &o).expect("plays");
         assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
     }
 }

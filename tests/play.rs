@@ -690,6 +690,24 @@ fn optional_rules_switch_on_per_run() {
         let out = play(peter_with_options(), &o).expect("plays");
         assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
     }
+    // Every scenario plays with every option on (invariants checked), both agents.
+    for sc in ["14.1", "14.2", "14.3"] {
+        for (agent, seed) in [
+            (AgentKind::Random, 1u64),
+            (AgentKind::Random, 2),
+            (AgentKind::Heuristic, 3),
+            (AgentKind::Heuristic, 4),
+        ] {
+            let mut o = opts(seed, agent);
+            o.scenario = sc.into();
+            o.log = false;
+            for name in PETER_OPTIONS {
+                o.options.insert(name.to_string());
+            }
+            let out = play(peter_with_options(), &o).expect("plays");
+            assert!(out.result.is_ok(), "{sc} seed {seed}: {:?}", out.result);
+        }
+    }
 }
 
 /// Interrupts (issue 4, Frederick's reaction moves): an `interrupt` runs after each move

@@ -621,11 +621,15 @@ fn truncated_and_garbled_buffers_never_stop_the_server() {
         while !combat.is_char_boundary(cut) {
             cut -= 1;
         }
+        let mut half = cut / 2;
+        while !combat.is_char_boundary(half) {
+            half -= 1;
+        }
         // Every other buffer also loses a slice from its middle.
         let text = if k % 2 == 0 {
             combat[..cut].to_string()
         } else {
-            format!("{}{}", &combat[..cut / 2], &combat[cut..])
+            format!("{}{}", &combat[..half], &combat[cut..])
         };
         version += 1;
         c.change(&uri_c, version, &text);

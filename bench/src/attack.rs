@@ -2,7 +2,7 @@
 //!
 //! The rule (combat.ks `resolve`, the part after the players' decisions):
 //!
-//! - CS differential (7.1.2 A): `attack_strength(atk, def) - defense_strength(def)`;
+//! - CS differential (7.1.2 A): `attack_strength(atk, def) - defense_strength(atk, def)`;
 //!   each attacker's CS is halved, rounded up, when any defender is in a redoubt (7.8);
 //!   each defender's CS is doubled in woods or buildings (TEC `defense` 2) and again in
 //!   a redoubt (7.3); each unit adds the LR of the best friendly leader in its hex when

@@ -37,9 +37,9 @@ pub const TINY: &str = "docs/examples/tiny.ks";
 pub const BENCH_KS: &str = r#"// kriegsspiel-bench: not part of the rulebook (see bench/src/lib.rs).
 §7.1.2 fn bench_result(atk: List<Unit>, def: List<Unit>, a_pick: Unit, d_pick: Unit, lower: Int, r: Int) -> CombatResult =
   if demoralized(a_pick.side)
-  then lookup_shifted(DemoralizedCRT, attack_strength(atk, def) - defense_strength(def),
+  then lookup_shifted(DemoralizedCRT, attack_strength(atk, def) - defense_strength(atk, def),
                       column_shift(atk, def, 0) + lower, r + a_pick.mr - d_pick.mr)
-  else lookup_shifted(CRT, attack_strength(atk, def) - defense_strength(def),
+  else lookup_shifted(CRT, attack_strength(atk, def) - defense_strength(atk, def),
                       column_shift(atk, def, 0) + lower, r + a_pick.mr - d_pick.mr);
 §7.8 procedure bench_redoubt(h: Hex) { mark h Redoubt; }
 §10.2 procedure bench_reduce(u: Unit) { lose_step u; }

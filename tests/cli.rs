@@ -285,3 +285,14 @@ fn check_and_text_share_one_json_shape() {
     assert_eq!(f["line"], 3);
     assert_eq!(f["column"], 1);
 }
+
+/// A run with an optional layer compiles without the examples; a helper that only
+/// examples use is not reported unused there (`check` answers that question).
+#[test]
+fn a_run_with_options_reports_no_unused_example_helpers() {
+    let o =
+        ks(&["run", PETER, "--scenario", "14.4", "--seed", "1", "--option", "fatigue", "--log", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("W0001"), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("result: "), "{}", stderr(&o));
+}

@@ -646,6 +646,12 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 prog.hooks.zoc_para = cx.env.para(&para);
             }
             DeclKind::LineOfSight(hooks) => {
+                if let (false, Some(h)) = (cx.env.map_dims.areas.is_empty(), hooks.first()) {
+                    cx.diags.push(
+                        Diagnostic::error("E0509", h.name.span, "an area map has no lines of sight to hook")
+                            .with_paragraph(para.clone()),
+                    );
+                }
                 for h in hooks {
                     let HookValue::Fn(f) = &h.value else {
                         cx.diags.push(
@@ -861,14 +867,11 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                                 Diagnostic::error("E0505", *span, format!("no counter named {unit:?}"))
                                     .with_paragraph(para.clone()),
                             ),
-                            (_, None) => cx.diags.push(
-                                Diagnostic::error(
-                                    "E0503",
-                                    hex.span,
-                                    format!("hex {} is not on the map", hex.text),
-                                )
-                                .with_paragraph(para.clone()),
-                            ),
+                            (_, None) => {
+                                let (code, msg) = crate::map::space_error(&cx.env.map_dims, &hex.text);
+                                cx.diags
+                                    .push(Diagnostic::error(code, hex.span, msg).with_paragraph(para.clone()))
+                            }
                         }
                     }
                     ExampleItem::Dice(v, _) => data.dice.extend(v.iter().copied()),

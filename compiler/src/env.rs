@@ -72,6 +72,8 @@ pub struct Env {
     pub used: std::collections::BTreeSet<String>,
     pub paragraphs: Vec<String>,
     pub map_dims: crate::map::Dims,
+    /// An area map's own attributes (`value`, `capital`...) and their types.
+    pub area_attrs: Vec<(String, crate::types::Ty)>,
 }
 
 impl Env {

@@ -115,7 +115,7 @@ impl<'p> Vm<'p> {
                 _ => c.steps as i64 - us.step as i64,
             }),
             Field::OnMap => Value::Bool(us.status == UnitStatus::OnMap),
-            Field::Terrain | Field::TerrainAttr(_) => Value::Nil,
+            Field::Terrain | Field::TerrainAttr(_) | Field::AreaAttr(_) => Value::Nil,
         }
     }
 
@@ -249,6 +249,11 @@ impl<'p> Vm<'p> {
                     (Value::Unit(u), f) if (u as usize) < self.state.units.len() => self.unit_value(u, f),
                     (Value::Hex(h), Field::Terrain) => {
                         Value::Terrain(self.prog.map.terrain.get(h as usize).copied().unwrap_or(0))
+                    }
+                    (Value::Hex(h), Field::AreaAttr(a)) => {
+                        let map = &self.prog.map;
+                        let k = map.area_attrs.len();
+                        Value::Int(map.area_values.get(h as usize * k + a as usize).copied().unwrap_or(0))
                     }
                     (Value::Terrain(t), Field::TerrainAttr(a)) => Value::Int(
                         self.prog

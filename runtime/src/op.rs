@@ -28,6 +28,8 @@ pub enum Field {
     Terrain,
     /// Attribute of a terrain type.
     TerrainAttr(u16),
+    /// An area map's own attribute of a space (`h.value`).
+    AreaAttr(u16),
 }
 
 /// Comparison of a fused compare-and-branch ([`Op::BrCmp`]).

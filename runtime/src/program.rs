@@ -376,6 +376,73 @@ pub struct MapDef {
     /// Map edges units may leave by (bit 0 north, 1 east, 2 south, 3 west).
     pub exit_edges: u8,
     pub para: ParaId,
+    /// An area map's areas, by name, in declaration order (the space index); empty on a
+    /// hex map. On an area map `cols` is the number of areas and `rows` is 1, so the
+    /// per-space tables have one entry per area.
+    #[serde(default)]
+    pub areas: Vec<String>,
+    /// An area map's borders, as pairs of area indices (each once, lower index first).
+    #[serde(default)]
+    pub borders: Vec<(u32, u32)>,
+    /// An area map's neighbour slots per area (the most borders of any area; at least
+    /// 1): `sides` holds `areas.len() * degree` masks. 0 on a hex map (six hexsides).
+    #[serde(default)]
+    pub degree: u8,
+    /// Names of the areas' own attributes (`value`, `capital`...), read as `h.value`.
+    #[serde(default)]
+    pub area_attrs: Vec<String>,
+    /// Attribute values per space: `area_values[space * area_attrs.len() + attr]`.
+    #[serde(default)]
+    pub area_values: Vec<i64>,
+    /// How printed hex ids are written (column or row first, numbering from 00 or 01).
+    #[serde(default)]
+    pub scheme: IdScheme,
+}
+
+/// The printed hex-id scheme of a hex map. The default is column-first, numbered from
+/// 01 (`CCRR`, `0101` the north-west hex).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdScheme {
+    /// Row digits first (`RRCC`).
+    #[serde(default)]
+    pub row_first: bool,
+    /// The printed number of the first (west) column: 0 or 1.
+    #[serde(default = "one")]
+    pub first_col: u16,
+    /// The printed number of the first (north) row: 0 or 1.
+    #[serde(default = "one")]
+    pub first_row: u16,
+}
+
+fn one() -> u16 {
+    1
+}
+
+impl Default for IdScheme {
+    fn default() -> IdScheme {
+        IdScheme { row_first: false, first_col: 1, first_row: 1 }
+    }
+}
+
+impl MapDef {
+    /// Whether the map is an area map (spaces are named areas, not hexes).
+    pub fn is_areas(&self) -> bool {
+        !self.areas.is_empty()
+    }
+
+    /// Neighbour slots per space: 6 on a hex map.
+    pub fn degree(&self) -> usize {
+        if self.is_areas() {
+            usize::from(self.degree.max(1))
+        } else {
+            6
+        }
+    }
+
+    /// Number of spaces (hexes or areas).
+    pub fn space_count(&self) -> usize {
+        self.cols as usize * self.rows as usize
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

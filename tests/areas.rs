@@ -19,13 +19,13 @@ fn marches() -> String {
 }
 
 /// Every worked example of the area game passes, and each can fail: changing one
-/// expected area in each makes exactly that example fail.
+/// expected value in each makes exactly that example fail.
 #[test]
 fn built_ins_on_an_area_map_by_worked_examples() {
     let src = marches();
     let c = compile_one("marches.ks", src.as_str());
     assert!(!c.has_errors());
-    assert_eq!((c.report.examples_run, c.report.examples_passed), (8, 8));
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (10, 10));
     // One wrong expectation per built-in: neighbours, distance, direction, attributes,
     // regions, reachable (ZOC stop), within (river), retreat (priorities).
     let wrong = [
@@ -46,11 +46,14 @@ fn built_ins_on_an_area_map_by_worked_examples() {
             "expect unit(\"Army of the Rhine\").hex == @Metz",
             "expect unit(\"Army of the Rhine\").hex == @Lyon",
         ),
+        // Tracks per border and per area.
+        ("and attacked[border(@Dijon, @Metz)] == 0", "and attacked[border(@Dijon, @Metz)] == 1"),
+        ("expect control[@Paris] == 0", "expect control[@Paris] == 1"),
     ];
     for (from, to) in wrong {
         assert!(src.contains(from), "{from}");
         let c = compile_one("marches.ks", src.replace(from, to));
-        assert_eq!((c.report.examples_run, c.report.examples_passed), (8, 7), "{to}");
+        assert_eq!((c.report.examples_run, c.report.examples_passed), (10, 9), "{to}");
     }
 }
 
@@ -61,7 +64,7 @@ fn zoc_through_the_hook_stops_movement_on_areas() {
     let no_zoc =
         marches().replace("fn exerts(u: Unit) -> Bool = u.steps > 1;", "fn exerts(u: Unit) -> Bool = false;");
     let c = compile_one("marches.ks", no_zoc.as_str());
-    assert_eq!((c.report.examples_run, c.report.examples_passed), (8, 7), "the reachable example fails");
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (10, 9), "the reachable example fails");
     let c = compile_one(
         "marches.ks",
         no_zoc
@@ -76,7 +79,7 @@ fn zoc_through_the_hook_stops_movement_on_areas() {
     );
     assert_eq!(
         (c.report.examples_run, c.report.examples_passed),
-        (8, 8),
+        (10, 10),
         "Lyon is reached, Metz (the enemy) never"
     );
 }
@@ -122,6 +125,25 @@ fn area_game_plays_many_seeds_and_logs_area_names() {
         }
     }
     assert_eq!(results.values().sum::<u32>(), 300);
+    // Tracks per border name the border by its two areas, per area by the area.
+    let out =
+        play(prog, &GameOptions { scenario: "A".into(), seed: 3, ..GameOptions::default() }).expect("plays");
+    let tracks: Vec<serde_json::Value> = out
+        .log
+        .lines
+        .iter()
+        .filter(|l| l.contains(r#""type":"track""#))
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let of = |t: &str| -> Vec<String> {
+        tracks.iter().filter(|v| v["track"] == t).filter_map(|v| v["of"].as_str().map(String::from)).collect()
+    };
+    assert!(!of("control").is_empty() && of("control").iter().all(|s| names.contains(&s.as_str())));
+    assert!(!of("attacked").is_empty());
+    for b in of("attacked") {
+        let (x, y) = b.split_once('|').expect("A|B");
+        assert!(names.contains(&x) && names.contains(&y), "{b}");
+    }
     assert!(results.len() >= 2, "both sides win sometimes: {results:?}");
 }
 
@@ -185,6 +207,15 @@ fn bad_area_declarations_are_errors_with_spans() {
     }
 }
 
+/// A bad name in the middle of a path is reported once, not once per pair (found by
+/// tests/props.rs).
+#[test]
+fn a_bad_area_in_a_path_is_reported_once() {
+    let src = AREAS.replace("South|East;", "path(South Nowhere East);");
+    let got = codes(&src);
+    assert_eq!(got.iter().filter(|(c, _)| c == "E0503").count(), 1, "{got:?}");
+}
+
 const SCHEME: &str = r#"
 rulebook "Ids" { numbering dotted; dice d6; }
 contents { §1.0 "Rules" }
@@ -197,14 +228,19 @@ contents { §1.0 "Rules" }
 §1.0 fn allowance(u: Unit) -> Int = u.mv;
 §1.0 fn cost(u: Unit, a: Hex, b: Hex) -> Int = b.terrain.cost;
 §1.0 movement { allowance: allowance; cost: cost; }
-§1.0 procedure go(s: Side) { for u in units(s) { move u to @IDB; } }
+§1.0 track crossed per border: 0..9
+§1.0 track visits per hex: 0..9
+§1.0 procedure go(s: Side) {
+  for u in units(s) { adjust crossed[border(u.hex, @IDB)] by 1; move u to @IDB; adjust visits[u.hex] by 1; }
+}
 §1.0 sequence { turns 1 { call go(A); } draw "no game"; }
 §1.0 map "m" { grid 12 x 10 even_down; IDS default Clear; terrain Hill { IDH } }
 §1.0 counters { A "x" Foot { mv: 2 } }
 §1.0 scenario "s" "s" { turns 1; order A, B; setup A { "x" at IDA; } }
 §1.0 example "the printed ids name the same hexes" {
   scenario "s";
-  expect @IDH.terrain == Hill and distance(@IDA, @IDB) == 1 and contains(neighbours(@IDA), @IDB);
+  expect @IDH.terrain == Hill and distance(@IDA, @IDB) == 1 and contains(neighbours(@IDA), @IDB)
+    and border(@IDA, @IDB) == border(@IDB, @IDA) and border(@IDA, @IDB) >= 0 and border(@IDA, @IDH) == -1;
 }
 "#;
 
@@ -231,6 +267,19 @@ fn printed_hex_id_schemes() {
         .expect("plays");
         let mv = out.log.lines.iter().find(|l| l.contains(r#""type":"move""#)).expect("a move");
         assert!(mv.contains(&format!(r#""from":"{a}","to":"{b}""#)), "{ids}: {mv}");
+        // Tracks per border (a hexside here) and per hex, named in the scheme.
+        let tr: Vec<&String> = out.log.lines.iter().filter(|l| l.contains(r#""type":"track""#)).collect();
+        assert_eq!(tr.len(), 2, "{ids}");
+        assert!(
+            tr[0].contains(&format!(r#""of":"{a}|{b}""#)) || tr[0].contains(&format!(r#""of":"{b}|{a}""#)),
+            "{ids}: {}",
+            tr[0]
+        );
+        assert!(
+            tr[1].contains(&format!(r#""track":"visits","of":"{b}","by":1,"value":1"#)),
+            "{ids}: {}",
+            tr[1]
+        );
     }
     // A hex written in the wrong scheme is off the map; a first column of 2 is E0510.
     let src = SCHEME

@@ -18,6 +18,16 @@ pub struct Out {
     pub examples: Vec<ExampleData>,
 }
 
+/// `per hex` and `per border` keep a track per map space or per border (the names are
+/// reserved there: not results groups).
+fn track_key(per_group: Option<&Ident>) -> TrackKey {
+    match per_group.map(|g| g.name.as_str()) {
+        Some("hex") => TrackKey::Space,
+        Some("border") => TrackKey::Border,
+        _ => TrackKey::None,
+    }
+}
+
 fn first_para(d: &Decl) -> String {
     d.anchors.first().map(|a| a.text.clone()).unwrap_or_default()
 }
@@ -222,7 +232,9 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     range.hi,
                 ));
                 env.track_per_unit.push(*per_unit);
-                env.track_group.push(per_group.clone());
+                let key = track_key(per_group.as_ref());
+                env.track_key.push(key);
+                env.track_group.push(per_group.clone().filter(|_| key == TrackKey::None));
             }
             DeclKind::Results { name, codes } if env.declare("type", name, diags, &para) => {
                 let g = env.groups.len();
@@ -985,7 +997,9 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         }
         if let DeclKind::Track { name, per_side, per_unit, per_group, range } = &d.kind {
             let p = env.para(&first_para(d));
+            let key = track_key(per_group.as_ref());
             let group_syms: Vec<u16> = match per_group {
+                Some(_) if key != TrackKey::None => Vec::new(),
                 Some(g) => match env.groups.iter().find(|x| x.0 == g.name) {
                     Some((_, codes)) => codes.clone(),
                     None => {
@@ -1004,6 +1018,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     per_side: *per_side,
                     per_group: group_syms,
                     per_unit: *per_unit,
+                    key,
                     lo: range.lo,
                     hi: range.hi,
                     para: p,

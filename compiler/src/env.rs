@@ -46,6 +46,8 @@ pub struct Env {
     pub track_per_unit: Vec<bool>,
     /// The `results` group a track is indexed by (`track rp per Country`).
     pub track_group: Vec<Option<Ident>>,
+    /// Tracks kept `per hex` (map spaces) or `per border`.
+    pub track_key: Vec<kriegsspiel_runtime::program::TrackKey>,
     pub terrain_attrs: Vec<(String, Ty)>,
     pub hexside_attrs: Vec<(String, Ty)>,
     pub terrains: Vec<String>,

@@ -928,7 +928,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
                         return;
                     }
                     (None, true) => {
-                        let what = if idx_ty == Ty::Unit { "unit" } else { "side" };
+                        let what = match idx_ty {
+                            Ty::Unit => "unit",
+                            Ty::Hex => "hex",
+                            Ty::Int => "border",
+                            _ => "side",
+                        };
                         self.error(err(
                             "E0301",
                             track.span,
@@ -1581,6 +1586,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
             if per_side {
                 let what = if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
                     "unit".to_string()
+                } else if self.track_index_ty(ti) == Ty::Hex {
+                    "hex".to_string()
+                } else if self.track_index_ty(ti) == Ty::Int {
+                    "border".to_string()
                 } else if let Some(Some(g)) = self.cx.env.track_group.get(ti) {
                     g.name.clone()
                 } else {
@@ -2121,6 +2130,11 @@ impl<'c, 'a> FnCx<'c, 'a> {
     fn track_index_ty(&self, ti: usize) -> Ty {
         if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
             return Ty::Unit;
+        }
+        match self.cx.env.track_key.get(ti) {
+            Some(kriegsspiel_runtime::program::TrackKey::Space) => return Ty::Hex,
+            Some(kriegsspiel_runtime::program::TrackKey::Border) => return Ty::Int,
+            _ => {}
         }
         if let Some(Some(g)) = self.cx.env.track_group.get(ti) {
             if let Some(gi) = self.cx.env.groups.iter().position(|x| x.0 == g.name) {

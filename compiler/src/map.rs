@@ -81,6 +81,22 @@ fn hex(d: &Dims, l: &HexLit, diags: &mut Vec<Diagnostic>, para: &str) -> Option<
     h
 }
 
+/// The pairs of a hexside or border item (`A|B`, or each consecutive pair of a
+/// `path(...)`), every literal resolved (and any error reported) once.
+fn side_pairs<'a>(
+    d: &Dims,
+    item: &'a SideItem,
+    diags: &mut Vec<Diagnostic>,
+    para: &str,
+) -> Vec<(&'a HexLit, &'a HexLit, Option<u32>, Option<u32>)> {
+    let lits: Vec<&HexLit> = match item {
+        SideItem::Pair(a, b) => vec![a, b],
+        SideItem::Path(hs) => hs.iter().collect(),
+    };
+    let ids: Vec<Option<u32>> = lits.iter().map(|l| hex(d, l, diags, para)).collect();
+    (1..lits.len()).map(|i| (lits[i - 1], lits[i], ids[i - 1], ids[i])).collect()
+}
+
 fn hexes(d: &Dims, items: &[HexItem], diags: &mut Vec<Diagnostic>, para: &str) -> Vec<u32> {
     let mut out = Vec::new();
     let Some(grid) = d.grid() else { return out };
@@ -207,31 +223,27 @@ pub fn lower(env: &mut Env, m: &Map, para: &str, diags: &mut Vec<Diagnostic>) ->
         };
         env.used.insert(name.name.clone());
         let bit = 1u32 << (f.min(31));
-        let mut mark = |a: &HexLit, b: &HexLit, diags: &mut Vec<Diagnostic>| {
-            let (Some(ha), Some(hb)) = (hex(&d, a, diags, para), hex(&d, b, diags, para)) else { return };
-            match (grid.direction(Hex(ha), Hex(hb)), grid.direction(Hex(hb), Hex(ha))) {
-                (Some(da), Some(db)) => {
-                    sides[ha as usize * 6 + da as usize] |= bit;
-                    sides[hb as usize * 6 + db as usize] |= bit;
-                }
-                _ => diags.push(
-                    Diagnostic::error(
-                        "E0504",
-                        a.span.to(b.span),
-                        format!("hexes {} and {} are not adjacent", a.text, b.text),
-                    )
-                    .with_paragraph(para),
-                ),
-            }
-        };
-        for it in items {
-            match it {
-                SideItem::Pair(a, b) => mark(a, b, diags),
-                SideItem::Path(hs) => {
-                    for w in hs.windows(2) {
-                        mark(&w[0], &w[1], diags);
+        let mut mark =
+            |a: &HexLit, b: &HexLit, ha: Option<u32>, hb: Option<u32>, diags: &mut Vec<Diagnostic>| {
+                let (Some(ha), Some(hb)) = (ha, hb) else { return };
+                match (grid.direction(Hex(ha), Hex(hb)), grid.direction(Hex(hb), Hex(ha))) {
+                    (Some(da), Some(db)) => {
+                        sides[ha as usize * 6 + da as usize] |= bit;
+                        sides[hb as usize * 6 + db as usize] |= bit;
                     }
+                    _ => diags.push(
+                        Diagnostic::error(
+                            "E0504",
+                            a.span.to(b.span),
+                            format!("hexes {} and {} are not adjacent", a.text, b.text),
+                        )
+                        .with_paragraph(para),
+                    ),
                 }
+            };
+        for it in items {
+            for (a, b, ha, hb) in side_pairs(&d, it, diags, para) {
+                mark(a, b, ha, hb, diags);
             }
         }
     }
@@ -405,20 +417,14 @@ fn lower_areas(env: &mut Env, m: &Map, para: &str, diags: &mut Vec<Diagnostic>) 
             None
         }
     };
-    let pairs = |item: &SideItem| -> Vec<(HexLit, HexLit)> {
-        match item {
-            SideItem::Pair(a, b) => vec![(a.clone(), b.clone())],
-            SideItem::Path(hs) => hs.windows(2).map(|w| (w[0].clone(), w[1].clone())).collect(),
-        }
-    };
     let mut borders: std::collections::BTreeMap<(u32, u32), u32> = Default::default();
     for b in &m.borders {
         let mut mask = 0u32;
         for k in &b.kinds {
             mask |= feature_bit(env, k, diags).unwrap_or(0);
         }
-        for (x, y) in pairs(&b.item) {
-            let (Some(hx), Some(hy)) = (hex(&d, &x, diags, para), hex(&d, &y, diags, para)) else { continue };
+        for (x, y, hx, hy) in side_pairs(&d, &b.item, diags, para) {
+            let (Some(hx), Some(hy)) = (hx, hy) else { continue };
             if hx == hy {
                 diags.push(err(
                     "E0508",
@@ -434,8 +440,8 @@ fn lower_areas(env: &mut Env, m: &Map, para: &str, diags: &mut Vec<Diagnostic>) 
     for (name, items) in &m.hexsides {
         let Some(bit) = feature_bit(env, name, diags) else { continue };
         for it in items {
-            for (x, y) in pairs(it) {
-                let (Some(hx), Some(hy)) = (hex(&d, &x, diags, para), hex(&d, &y, diags, para)) else {
+            for (x, y, hx, hy) in side_pairs(&d, it, diags, para) {
+                let (Some(hx), Some(hy)) = (hx, hy) else {
                     continue;
                 };
                 match borders.get_mut(&(hx.min(hy), hx.max(hy))) {

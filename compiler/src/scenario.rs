@@ -81,6 +81,14 @@ pub fn scenario(env: &mut Env, s: &Scenario, para: &str, diags: &mut Vec<Diagnos
             continue;
         };
         env.used.insert(ts.track.name.clone());
+        if env.track_key.get(t).is_some_and(|k| *k != kriegsspiel_runtime::program::TrackKey::None) {
+            diags.push(e(
+                "E0301",
+                ts.track.span,
+                format!("track `{}` is per hex or per border: it starts at its low end", ts.track.name),
+            ));
+            continue;
+        }
         if env.track_per_unit.get(t).copied().unwrap_or(false) {
             diags.push(e(
                 "E0301",

@@ -286,6 +286,10 @@ impl<'p> Vm<'p> {
                 let s = side(a(0))?;
                 Value::Int(self.state.exited.get(s as usize).copied().unwrap_or(0))
             }
+            Builtin::Border => {
+                let (x, y) = (hex(a(0))?, hex(a(1))?);
+                Value::Int(self.prog.map.border_of(x, y).map(|b| b as i64).unwrap_or(-1))
+            }
             Builtin::LineOfSight => {
                 let (x, y) = (hex(a(0))?, hex(a(1))?);
                 if self.board.graph.is_some() {

@@ -692,6 +692,7 @@ impl<'p> crate::vm::Vm<'p> {
             | B::Direction
             | B::Neighbour
             | B::Optional
+            | B::Border
             | B::Present => {}
             // Whole-map queries, searches, logged lookups, effects.
             _ => self.rec.uncacheable = true,

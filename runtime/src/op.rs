@@ -164,6 +164,9 @@ pub enum Builtin {
     /// for at most `budget`, each step a→b costing `step_fn(unit, a, b)` (negative: no
     /// passage).
     Within,
+    /// `border(a, b) -> Int`: the number of the border (hexside) between two adjacent
+    /// spaces, the index of a track `per border`; -1 when they are not adjacent.
+    Border,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.

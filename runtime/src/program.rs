@@ -103,6 +103,17 @@ pub struct MarkerDef {
     pub para: ParaId,
 }
 
+/// What a track is kept per, beyond sides, units and results groups.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TrackKey {
+    #[default]
+    None,
+    /// `per hex`: one value per map space, indexed by a `Hex` (an area on an area map).
+    Space,
+    /// `per border`: one value per hexside or area border, indexed by `border(a, b)`.
+    Border,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TrackDef {
     pub name: String,
@@ -113,6 +124,10 @@ pub struct TrackDef {
     /// One value per code of a `results` group (the codes' symbol indices, in order).
     #[serde(default)]
     pub per_group: Vec<u16>,
+    /// One value per map space (`per hex`: hexes or areas) or per border (`per border`:
+    /// hexsides or area borders).
+    #[serde(default)]
+    pub key: TrackKey,
     pub lo: i64,
     pub hi: i64,
     pub para: ParaId,
@@ -443,6 +458,37 @@ impl MapDef {
     pub fn space_count(&self) -> usize {
         self.cols as usize * self.rows as usize
     }
+
+    /// The grid of a hex map (`None` on an area map or a map without a grid).
+    pub fn grid(&self) -> Option<kriegsspiel_geo::Grid> {
+        if self.is_areas() {
+            return None;
+        }
+        let layout = if self.even_down {
+            kriegsspiel_geo::Layout::EvenColumnsDown
+        } else {
+            kriegsspiel_geo::Layout::OddColumnsDown
+        };
+        kriegsspiel_geo::Grid::new(self.cols, self.rows, 1, 1, layout)
+    }
+
+    /// Number of borders: an area map's borders, a hex map's hexside numbers.
+    pub fn border_count(&self) -> usize {
+        match self.grid() {
+            Some(g) => g.hexside_count() as usize,
+            None => self.borders.len(),
+        }
+    }
+
+    /// The number of the border between adjacent spaces `a` and `b` (either order).
+    pub fn border_of(&self, a: u32, b: u32) -> Option<usize> {
+        match self.grid() {
+            Some(g) => {
+                g.hexside_between(kriegsspiel_geo::Hex(a), kriegsspiel_geo::Hex(b)).map(|s| s.0 as usize)
+            }
+            None => self.borders.binary_search(&(a.min(b), a.max(b))).ok(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -530,7 +576,10 @@ impl Program {
         for (i, t) in self.tracks.iter().enumerate() {
             let width = self.track_width(t);
             if i == track as usize {
-                return match (t.per_side || t.per_unit || !t.per_group.is_empty(), index) {
+                return match (
+                    t.per_side || t.per_unit || !t.per_group.is_empty() || t.key != TrackKey::None,
+                    index,
+                ) {
                     (true, Some(x)) if x < width => Some(slot + x),
                     (false, _) => Some(slot),
                     _ => None,
@@ -541,8 +590,12 @@ impl Program {
         None
     }
 
-    fn track_width(&self, t: &TrackDef) -> usize {
-        if t.per_unit {
+    pub fn track_width(&self, t: &TrackDef) -> usize {
+        if t.key == TrackKey::Space {
+            self.map.space_count()
+        } else if t.key == TrackKey::Border {
+            self.map.border_count()
+        } else if t.per_unit {
             self.counters.len()
         } else if !t.per_group.is_empty() {
             t.per_group.len()

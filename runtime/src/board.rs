@@ -73,10 +73,19 @@ impl Board {
 
     #[inline]
     pub fn neighbour(&self, h: u32, dir: u8) -> Option<u32> {
-        if usize::from(dir) >= self.deg {
-            return None;
-        }
-        match self.nbr.get(h as usize * self.deg + usize::from(dir)) {
+        // Six slots (every hex map): the constant stride the hot path was written for.
+        let i = if self.deg == 6 {
+            if dir >= 6 {
+                return None;
+            }
+            h as usize * 6 + usize::from(dir)
+        } else {
+            if usize::from(dir) >= self.deg {
+                return None;
+            }
+            h as usize * self.deg + usize::from(dir)
+        };
+        match self.nbr.get(i) {
             Some(&n) if n != NONE => Some(n),
             _ => None,
         }
@@ -84,9 +93,17 @@ impl Board {
 
     #[inline]
     pub fn direction(&self, a: u32, b: u32) -> Option<u8> {
+        if b == NONE {
+            return None;
+        }
+        if self.deg == 6 {
+            let start = (a as usize).checked_mul(6)?;
+            let n: &[u32; 6] = self.nbr.get(start..start + 6)?.try_into().ok()?;
+            return n.iter().position(|&x| x == b).map(|d| d as u8);
+        }
         let start = (a as usize).checked_mul(self.deg)?;
         let n = self.nbr.get(start..start + self.deg)?;
-        n.iter().position(|&x| x == b && b != NONE).map(|d| d as u8)
+        n.iter().position(|&x| x == b).map(|d| d as u8)
     }
 
     pub fn distance(&self, a: u32, b: u32) -> i64 {

@@ -291,6 +291,14 @@ pub fn signatures() -> Vec<BSig> {
             "the hexes a move to the hex enters, in order",
         ),
         s(
+            "border",
+            Builtin::Border,
+            vec![T(Ty::Hex), T(Ty::Hex)],
+            Ty::Int,
+            false,
+            "the number of the border (hexside) between two adjacent spaces, for tracks per border; -1 if not adjacent",
+        ),
+        s(
             "can_retreat",
             Builtin::CanRetreat,
             vec![T(Ty::Unit), T(Ty::Int)],

@@ -18,6 +18,16 @@ pub struct Out {
     pub examples: Vec<ExampleData>,
 }
 
+/// `per hex` and `per border` keep a track per map space or per border (the names are
+/// reserved there: not results groups).
+fn track_key(per_group: Option<&Ident>) -> TrackKey {
+    match per_group.map(|g| g.name.as_str()) {
+        Some("hex") => TrackKey::Space,
+        Some("border") => TrackKey::Border,
+        _ => TrackKey::None,
+    }
+}
+
 fn first_para(d: &Decl) -> String {
     d.anchors.first().map(|a| a.text.clone()).unwrap_or_default()
 }
@@ -222,7 +232,9 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     range.hi,
                 ));
                 env.track_per_unit.push(*per_unit);
-                env.track_group.push(per_group.clone());
+                let key = track_key(per_group.as_ref());
+                env.track_key.push(key);
+                env.track_group.push(per_group.clone().filter(|_| key == TrackKey::None));
             }
             DeclKind::Results { name, codes } if env.declare("type", name, diags, &para) => {
                 let g = env.groups.len();
@@ -646,6 +658,12 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 prog.hooks.zoc_para = cx.env.para(&para);
             }
             DeclKind::LineOfSight(hooks) => {
+                if let (false, Some(h)) = (cx.env.map_dims.areas.is_empty(), hooks.first()) {
+                    cx.diags.push(
+                        Diagnostic::error("E0509", h.name.span, "an area map has no lines of sight to hook")
+                            .with_paragraph(para.clone()),
+                    );
+                }
                 for h in hooks {
                     let HookValue::Fn(f) = &h.value else {
                         cx.diags.push(
@@ -861,14 +879,11 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                                 Diagnostic::error("E0505", *span, format!("no counter named {unit:?}"))
                                     .with_paragraph(para.clone()),
                             ),
-                            (_, None) => cx.diags.push(
-                                Diagnostic::error(
-                                    "E0503",
-                                    hex.span,
-                                    format!("hex {} is not on the map", hex.text),
-                                )
-                                .with_paragraph(para.clone()),
-                            ),
+                            (_, None) => {
+                                let (code, msg) = crate::map::space_error(&cx.env.map_dims, &hex.text);
+                                cx.diags
+                                    .push(Diagnostic::error(code, hex.span, msg).with_paragraph(para.clone()))
+                            }
                         }
                     }
                     ExampleItem::Dice(v, _) => data.dice.extend(v.iter().copied()),
@@ -982,7 +997,9 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         }
         if let DeclKind::Track { name, per_side, per_unit, per_group, range } = &d.kind {
             let p = env.para(&first_para(d));
+            let key = track_key(per_group.as_ref());
             let group_syms: Vec<u16> = match per_group {
+                Some(_) if key != TrackKey::None => Vec::new(),
                 Some(g) => match env.groups.iter().find(|x| x.0 == g.name) {
                     Some((_, codes)) => codes.clone(),
                     None => {
@@ -1001,6 +1018,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     per_side: *per_side,
                     per_group: group_syms,
                     per_unit: *per_unit,
+                    key,
                     lo: range.lo,
                     hi: range.hi,
                     para: p,

@@ -46,6 +46,8 @@ pub struct Env {
     pub track_per_unit: Vec<bool>,
     /// The `results` group a track is indexed by (`track rp per Country`).
     pub track_group: Vec<Option<Ident>>,
+    /// Tracks kept `per hex` (map spaces) or `per border`.
+    pub track_key: Vec<kriegsspiel_runtime::program::TrackKey>,
     pub terrain_attrs: Vec<(String, Ty)>,
     pub hexside_attrs: Vec<(String, Ty)>,
     pub terrains: Vec<String>,
@@ -72,6 +74,8 @@ pub struct Env {
     pub used: std::collections::BTreeSet<String>,
     pub paragraphs: Vec<String>,
     pub map_dims: crate::map::Dims,
+    /// An area map's own attributes (`value`, `capital`...) and their types.
+    pub area_attrs: Vec<(String, crate::types::Ty)>,
 }
 
 impl Env {

@@ -392,7 +392,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     matches!(f.name.as_str(), "hex" | "side" | "type" | "steps" | "on_map")
                         || self.cx.env.rating_index(&f.name).is_some()
                 }
-                Ty::Hex => f.name == "terrain",
+                Ty::Hex => f.name == "terrain" || self.cx.env.area_attrs.iter().any(|a| a.0 == f.name),
                 _ => false,
             };
             if !valid {
@@ -928,7 +928,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
                         return;
                     }
                     (None, true) => {
-                        let what = if idx_ty == Ty::Unit { "unit" } else { "side" };
+                        let what = match idx_ty {
+                            Ty::Unit => "unit",
+                            Ty::Hex => "hex",
+                            Ty::Int => "border",
+                            _ => "side",
+                        };
                         self.error(err(
                             "E0301",
                             track.span,
@@ -1202,14 +1207,15 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 Self::out(self.next, Ty::Error, Iv::ANY)
             }
             ExprKind::Hex(id) => {
-                let h = crate::map::parse_hex(&self.cx.env_map_dims(), id);
+                let h = crate::map::parse_hex(self.cx.env_map_dims(), id);
                 match h {
                     Some(h) => {
                         let r = self.load_result(Value::Hex(h));
                         Self::out(r, Ty::Hex, Iv::ANY)
                     }
                     None => {
-                        self.error(err("E0503", e.span, format!("hex @{id} is not on the map")));
+                        let (code, msg) = crate::map::space_error(self.cx.env_map_dims(), id);
+                        self.error(err(code, e.span, format!("@{id}: {msg}")));
                         Self::out(self.temp(), Ty::Error, Iv::ANY)
                     }
                 }
@@ -1580,6 +1586,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
             if per_side {
                 let what = if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
                     "unit".to_string()
+                } else if self.track_index_ty(ti) == Ty::Hex {
+                    "hex".to_string()
+                } else if self.track_index_ty(ti) == Ty::Int {
+                    "border".to_string()
                 } else if let Some(Some(g)) = self.cx.env.track_group.get(ti) {
                     g.name.clone()
                 } else {
@@ -1743,6 +1753,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 }
             },
             (Ty::Hex, "terrain") => (Field::Terrain, Ty::Terrain, Iv::ANY),
+            (Ty::Hex, name) if self.cx.env.area_attrs.iter().any(|a| a.0 == name) => {
+                let a = self.cx.env.area_attrs.iter().position(|a| a.0 == name).unwrap_or(0);
+                (Field::AreaAttr(a as u16), self.cx.env.area_attrs[a].1.clone(), Iv::ANY)
+            }
             (Ty::Terrain, name) => match self.cx.env.terrain_attrs.iter().position(|a| a.0 == name) {
                 Some(a) => {
                     let ty = self.cx.env.terrain_attrs[a].1.clone();
@@ -1763,7 +1777,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
         };
         self.emit(Op::Field { dst, obj: o.reg, field: fld });
         // Bool terrain attributes are stored as 0/1; compare to make a Bool.
-        if ty == Ty::Bool && matches!(fld, Field::TerrainAttr(_)) {
+        if ty == Ty::Bool && matches!(fld, Field::TerrainAttr(_) | Field::AreaAttr(_)) {
             let zero = self.load(Value::Int(0));
             let b = self.temp();
             self.emit(Op::Ne { dst: b, a: dst, b: zero });
@@ -1926,6 +1940,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
             let s = &self.cx.builtins[bi];
             (s.b, s.params.clone(), s.ret.clone(), s.effect, s.iv)
         };
+        if b == Builtin::LineOfSight && !self.cx.env.map_dims.areas.is_empty() {
+            self.error(err(
+                "E0509",
+                name.span,
+                "`line_of_sight` does not apply to an area map: areas have no lines across them",
+            ));
+        }
         if effect && self.pure {
             self.error(err(
                 "E0304",
@@ -2110,6 +2131,11 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
             return Ty::Unit;
         }
+        match self.cx.env.track_key.get(ti) {
+            Some(kriegsspiel_runtime::program::TrackKey::Space) => return Ty::Hex,
+            Some(kriegsspiel_runtime::program::TrackKey::Border) => return Ty::Int,
+            _ => {}
+        }
         if let Some(Some(g)) = self.cx.env.track_group.get(ti) {
             if let Some(gi) = self.cx.env.groups.iter().position(|x| x.0 == g.name) {
                 return Ty::Code(gi);
@@ -2253,7 +2279,7 @@ fn unreachable_and_or() -> (Ty, Iv) {
 
 impl<'a> Cx<'a> {
     /// Map size for hex literals in code.
-    pub fn env_map_dims(&self) -> crate::map::Dims {
-        self.env.map_dims
+    pub fn env_map_dims(&self) -> &crate::map::Dims {
+        &self.env.map_dims
     }
 }

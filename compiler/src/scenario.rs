@@ -81,6 +81,14 @@ pub fn scenario(env: &mut Env, s: &Scenario, para: &str, diags: &mut Vec<Diagnos
             continue;
         };
         env.used.insert(ts.track.name.clone());
+        if env.track_key.get(t).is_some_and(|k| *k != kriegsspiel_runtime::program::TrackKey::None) {
+            diags.push(e(
+                "E0301",
+                ts.track.span,
+                format!("track `{}` is per hex or per border: it starts at its low end", ts.track.name),
+            ));
+            continue;
+        }
         if env.track_per_unit.get(t).copied().unwrap_or(false) {
             diags.push(e(
                 "E0301",
@@ -143,7 +151,7 @@ pub fn scenario(env: &mut Env, s: &Scenario, para: &str, diags: &mut Vec<Diagnos
     }
     let mut placements: Vec<PlacementDef> = Vec::new();
     let mut placed: Vec<Option<kriegsspiel_dsl::ast::Span>> = vec![None; env.counters.len()];
-    let dims = env.map_dims;
+    let dims = env.map_dims.clone();
     for setup in &s.setups {
         let setup_side = env.sides.iter().position(|x| x == &setup.side.name);
         if setup_side.is_none() {
@@ -167,7 +175,8 @@ pub fn scenario(env: &mut Env, s: &Scenario, para: &str, diags: &mut Vec<Diagnos
             }
             placed[ci] = Some(p.unit_span);
             let Some(h) = parse_hex(&dims, &p.hex.text) else {
-                diags.push(e("E0503", p.hex.span, format!("hex {} is not on the map", p.hex.text)));
+                let (code, msg) = crate::map::space_error(&dims, &p.hex.text);
+                diags.push(e(code, p.hex.span, msg));
                 continue;
             };
             placements.push(PlacementDef { counter: ci as u16, hex: h, enters_turn: p.enters_turn });

@@ -444,6 +444,39 @@ pub struct Map {
     pub hexsides: Vec<(Ident, Vec<SideItem>)>,
     pub regions: Vec<(Ident, Vec<HexItem>)>,
     pub exit_edges: Vec<Ident>,
+    /// `ids RRCC columns from 0 rows from 1;`: the printed hex-id scheme.
+    pub ids: Option<IdsClause>,
+    /// `areas { ... }`: the areas of an area map, in order (several blocks concatenate).
+    pub areas: Vec<AreaDecl>,
+    /// `borders { ... }`: the borders of an area map.
+    pub borders: Vec<BorderDecl>,
+    pub span: Span,
+}
+
+/// `ids CCRR|RRCC [columns from N] [rows from N];`
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct IdsClause {
+    pub row_first: bool,
+    pub first_col: Option<i64>,
+    pub first_row: Option<i64>,
+    pub span: Span,
+}
+
+/// One area of an area map: name, terrain (else the map's default) and attributes.
+#[derive(Clone, Debug, Serialize)]
+pub struct AreaDecl {
+    pub name: Ident,
+    pub terrain: Option<Ident>,
+    pub attrs: Vec<Attr>,
+    pub span: Span,
+}
+
+/// Borders between areas (a pair `A|B` or a `path(A B C)`), with their kinds
+/// (hexside features).
+#[derive(Clone, Debug, Serialize)]
+pub struct BorderDecl {
+    pub item: SideItem,
+    pub kinds: Vec<Ident>,
     pub span: Span,
 }
 

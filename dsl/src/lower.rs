@@ -719,6 +719,9 @@ impl Lowerer {
             hexsides: Vec::new(),
             regions: Vec::new(),
             exit_edges: Vec::new(),
+            ids: None,
+            areas: Vec::new(),
+            borders: Vec::new(),
             span,
         };
         for item in k.rest() {
@@ -734,6 +737,56 @@ impl Lowerer {
                     m.grid = Some(Grid { cols, rows, even_down, span: ispan });
                 }
                 Rule::map_default => m.default_terrain = Some(self.ident(ik.next())),
+                Rule::map_ids => {
+                    let row_first = ik.next().as_str() == "RRCC";
+                    let mut ids = IdsClause { row_first, first_col: None, first_row: None, span: ispan };
+                    for n in ik.rest() {
+                        let cols = n.as_rule() == Rule::ids_cols;
+                        let v = Some(self.int(Kids::of(n).next()));
+                        if cols {
+                            ids.first_col = v;
+                        } else {
+                            ids.first_row = v;
+                        }
+                    }
+                    m.ids = Some(ids);
+                }
+                Rule::map_areas => {
+                    for a in ik.rest() {
+                        let aspan = self.span(&a);
+                        let mut ak = Kids::of(a);
+                        let name = self.ident(ak.next());
+                        let mut terrain = None;
+                        let mut attrs = Vec::new();
+                        for x in ak.rest() {
+                            match x.as_rule() {
+                                Rule::ident => terrain = Some(self.ident(x)),
+                                Rule::attr_block => {
+                                    attrs = x
+                                        .into_inner()
+                                        .map(|at| {
+                                            let mut atk = Kids::of(at);
+                                            let name = self.ident(atk.next());
+                                            let value = self.literal(atk.next());
+                                            Attr { name, value }
+                                        })
+                                        .collect();
+                                }
+                                _ => {}
+                            }
+                        }
+                        m.areas.push(AreaDecl { name, terrain, attrs, span: aspan });
+                    }
+                }
+                Rule::map_borders => {
+                    for b in ik.rest() {
+                        let bspan = self.span(&b);
+                        let mut bk = Kids::of(b);
+                        let item = self.side_item(bk.next());
+                        let kinds = bk.rest().map(|x| self.ident(x)).collect();
+                        m.borders.push(BorderDecl { item, kinds, span: bspan });
+                    }
+                }
                 Rule::map_terrain | Rule::map_region => {
                     let name = self.ident(ik.next());
                     let hexes = ik.rest().map(|h| self.hex_item(h)).collect();
@@ -745,25 +798,24 @@ impl Lowerer {
                 }
                 Rule::map_hexside => {
                     let name = self.ident(ik.next());
-                    let sides = ik
-                        .rest()
-                        .map(|s| {
-                            let s = Kids::of(s).next();
-                            if s.as_rule() == Rule::side_path {
-                                SideItem::Path(s.into_inner().map(|h| self.hex_lit(h)).collect())
-                            } else {
-                                let mut sk = Kids::of(s);
-                                let a = self.hex_lit(sk.next());
-                                SideItem::Pair(a, self.hex_lit(sk.next()))
-                            }
-                        })
-                        .collect();
+                    let sides = ik.rest().map(|s| self.side_item(s)).collect();
                     m.hexsides.push((name, sides));
                 }
                 _ => m.exit_edges.push(self.ident(ik.next())),
             }
         }
         m
+    }
+
+    fn side_item(&self, s: P) -> SideItem {
+        let s = Kids::of(s).next();
+        if s.as_rule() == Rule::side_path {
+            SideItem::Path(s.into_inner().map(|h| self.hex_lit(h)).collect())
+        } else {
+            let mut sk = Kids::of(s);
+            let a = self.hex_lit(sk.next());
+            SideItem::Pair(a, self.hex_lit(sk.next()))
+        }
     }
 
     fn hex_item(&self, p: P) -> HexItem {

@@ -153,7 +153,7 @@ fn phrase(rule: Rule) -> Option<(&'static str, &'static [&'static str])> {
         int | opt_int => ("a number", &["-"]),
         string => ("a string in double quotes", &["\""]),
         dice => ("dice like 2d6", &["d"]),
-        hex_lit | hex_item | hex_rect => ("a hex number like 0412", &[]),
+        hex_lit | hex_item | hex_rect => ("a hex number like 0412 or an area name", &[]),
         hex_ref => ("a hex like @0412", &["@"]),
         side_item | side_pair | side_path => ("a hexside like 0305|0306 or path(...)", &["path"]),
         bool_lit => ("`true` or `false`", &["true", "false"]),

@@ -1151,7 +1151,7 @@ fn error_if_expression_without_else() {
 
 #[test]
 fn error_short_hex_reference() {
-    syntax_error("§3 fn f() -> Hex = @12;", 1, 21, "a hex number like 0412, found `12`");
+    syntax_error("§3 fn f() -> Hex = @12;", 1, 21, "a hex number like 0412 or an area name, found `12`");
 }
 
 #[test]

@@ -5,7 +5,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::grid::{Grid, Hex};
+use crate::graph::Topology;
+use crate::grid::Hex;
 
 /// A hex reached by [`reachable`]: the least movement points spent to enter
 /// it and the hex it was entered from on such a route.
@@ -83,8 +84,8 @@ impl Scratch {
 /// it is never asked about the start, which is always included with 0 spent.
 /// `stop_on_enter` is called at most once per hex; `cost` only for steps into
 /// hexes not yet settled.
-pub fn reachable_into(
-    grid: &Grid,
+pub fn reachable_into<G: Topology + ?Sized>(
+    grid: &G,
     start: Hex,
     allowance: i32,
     cost: impl FnMut(Hex, Hex, u8) -> Option<i32>,
@@ -99,8 +100,8 @@ pub fn reachable_into(
 /// a hex from which even the cheapest step would exceed the allowance are not costed
 /// (the caller guarantees the bound; a cost below it is still used as returned).
 #[allow(clippy::too_many_arguments)]
-pub fn reachable_bounded_into(
-    grid: &Grid,
+pub fn reachable_bounded_into<G: Topology + ?Sized>(
+    grid: &G,
     start: Hex,
     allowance: i32,
     min_step: i32,
@@ -110,11 +111,11 @@ pub fn reachable_bounded_into(
     out: &mut Vec<Reach>,
 ) -> bool {
     out.clear();
-    if !grid.contains(start) {
+    if !grid.has(start) {
         return false;
     }
     let sc = scratch;
-    sc.prepare(grid.hex_count() as usize);
+    sc.prepare(grid.space_count() as usize);
     let g = sc.generation;
     let s = start.index();
     sc.seen[s] = g;
@@ -134,7 +135,7 @@ pub fn reachable_bounded_into(
         if min_step > 0 && d.saturating_add(min_step) > allowance {
             continue;
         }
-        for (dir, n) in grid.neighbours(Hex(h)).into_iter().enumerate() {
+        for (dir, n) in grid.adjacent(Hex(h)).enumerate() {
             let Some(n) = n else { continue };
             let ni = n.index();
             if sc.done[ni] == g {
@@ -182,8 +183,8 @@ pub fn reachable_bounded_into(
 
 /// As [`reachable_into`], returning a new vector (empty when `start` is off
 /// the grid).
-pub fn reachable(
-    grid: &Grid,
+pub fn reachable<G: Topology + ?Sized>(
+    grid: &G,
     start: Hex,
     allowance: i32,
     cost: impl FnMut(Hex, Hex, u8) -> Option<i32>,

@@ -8,7 +8,8 @@
 
 use core::cmp::Ordering;
 
-use crate::grid::{Grid, Hex};
+use crate::graph::Topology;
+use crate::grid::Hex;
 
 /// Longest retreat the search accepts, in hexes.
 pub const MAX_RETREAT: u32 = 8;
@@ -29,8 +30,8 @@ pub struct RetreatPath {
     pub tied: u32,
 }
 
-struct Search<'a, E, X, V> {
-    grid: &'a Grid,
+struct Search<'a, G: ?Sized, E, X, V> {
+    grid: &'a G,
     start: Hex,
     length: usize,
     may_enter: E,
@@ -40,7 +41,7 @@ struct Search<'a, E, X, V> {
     count: u32,
 }
 
-impl<E, X, V> Search<'_, E, X, V>
+impl<G: Topology + ?Sized, E, X, V> Search<'_, G, E, X, V>
 where
     E: FnMut(Hex, Hex, u32) -> bool,
     X: FnMut(Hex, u8) -> bool,
@@ -53,7 +54,8 @@ where
             return;
         }
         let cur = if depth == 0 { self.start } else { self.path[depth - 1] };
-        for (dir, n) in self.grid.neighbours(cur).into_iter().enumerate() {
+        let grid = self.grid;
+        for (dir, n) in grid.adjacent(cur).enumerate() {
             let dir = dir as u8;
             match n {
                 None => {
@@ -89,15 +91,15 @@ where
 /// directions 0..6 in order at each hex. `None` when `start` is off the grid
 /// or `length > MAX_RETREAT`; `length == 0` gives the one empty path.
 /// Allocation-free.
-pub fn for_each_retreat_path(
-    grid: &Grid,
+pub fn for_each_retreat_path<G: Topology + ?Sized>(
+    grid: &G,
     start: Hex,
     length: u32,
     may_enter: impl FnMut(Hex, Hex, u32) -> bool,
     may_exit: impl FnMut(Hex, u8) -> bool,
     visit: impl FnMut(&[Hex], Option<u8>),
 ) -> Option<u32> {
-    if !grid.contains(start) || length > MAX_RETREAT {
+    if !grid.has(start) || length > MAX_RETREAT {
         return None;
     }
     let mut s = Search {
@@ -125,8 +127,8 @@ pub fn for_each_retreat_path(
 /// Reverse(hexes in enemy ZOC), Reverse(hexes with friendly units))`, with
 /// leaving the map ranked as the caller sees fit. `None` when there is no
 /// legal retreat, `start` is off the grid or `length > MAX_RETREAT`.
-pub fn retreat<K: Ord>(
-    grid: &Grid,
+pub fn retreat<G: Topology + ?Sized, K: Ord>(
+    grid: &G,
     start: Hex,
     length: u32,
     may_enter: impl FnMut(Hex, Hex, u32) -> bool,

@@ -66,7 +66,7 @@ impl<'p> Vm<'p> {
                 let s = side(a(1))?;
                 let l = self.new_list();
                 let mut found: Vec<u16> = Vec::new();
-                for d in 0..6 {
+                for d in 0..self.board.degree() {
                     if let Some(n) = self.board.neighbour(h, d) {
                         if let Some(here) = self.occ.get(n as usize) {
                             found.extend(
@@ -82,7 +82,7 @@ impl<'p> Vm<'p> {
             Builtin::Neighbours => {
                 let h = hex(a(0))?;
                 let l = self.new_list();
-                for d in 0..6 {
+                for d in 0..self.board.degree() {
                     if let Some(n) = self.board.neighbour(h, d) {
                         self.lists[l as usize].push(Value::Hex(n));
                     }
@@ -144,7 +144,11 @@ impl<'p> Vm<'p> {
             Builtin::Neighbour => {
                 let h = hex(a(0))?;
                 let d = as_int(a(1))?;
-                match (0..6).contains(&d).then(|| self.board.neighbour(h, d as u8)).flatten() {
+                match (0..i64::from(self.board.degree()))
+                    .contains(&d)
+                    .then(|| self.board.neighbour(h, d as u8))
+                    .flatten()
+                {
                     Some(n) => Value::Hex(n),
                     None => Value::Nil,
                 }
@@ -282,8 +286,20 @@ impl<'p> Vm<'p> {
                 let s = side(a(0))?;
                 Value::Int(self.state.exited.get(s as usize).copied().unwrap_or(0))
             }
+            Builtin::Border => {
+                let (x, y) = (hex(a(0))?, hex(a(1))?);
+                Value::Int(self.prog.map.border_of(x, y).map(|b| b as i64).unwrap_or(-1))
+            }
             Builtin::LineOfSight => {
                 let (x, y) = (hex(a(0))?, hex(a(1))?);
+                if self.board.graph.is_some() {
+                    // The compiler refuses line of sight on an area map (E0509).
+                    return Err(RuntimeError::new(
+                        "R0002",
+                        "line_of_sight: an area map has no lines of sight",
+                    )
+                    .into());
+                }
                 if self.prog.hooks.los_hex.is_some() || self.prog.hooks.los_side.is_some() {
                     Value::Bool(self.line_of_sight_hooked(x, y)?)
                 } else {
@@ -390,7 +406,7 @@ impl<'p> Vm<'p> {
     }
 
     fn in_ezoc_uncached(&mut self, h: u32, side: u8, zoc: crate::program::FnId) -> Exec<bool> {
-        for d in 0..6u8 {
+        for d in 0..self.board.degree() {
             let Some(n) = self.board.neighbour(h, d) else { continue };
             let mut k = 0;
             while let Some(&i) = self.occ.get(n as usize).and_then(|v| v.get(k)) {
@@ -501,6 +517,7 @@ impl<'p> Vm<'p> {
         mut step: impl FnMut(&mut Self, Hex, Hex, u8) -> Exec<Value>,
     ) -> Exec<Vec<geo::Reach>> {
         let grid = self.board.grid.clone();
+        let graph = self.board.graph.take();
         let mut scratch = std::mem::take(&mut self.board.scratch);
         let mut err: Option<Halt> = None;
         let mut reach = Vec::new();
@@ -528,18 +545,31 @@ impl<'p> Vm<'p> {
                 }
             };
             let stop = |h: Hex| stops.map(|s| s.get(h.0 as usize).copied().unwrap_or(false)).unwrap_or(false);
-            geo::reachable_bounded_into(
-                &grid,
-                Hex(start),
-                allowance,
-                minimum,
-                cost,
-                stop,
-                &mut scratch,
-                &mut reach,
-            );
+            match &graph {
+                Some(g) => geo::reachable_bounded_into(
+                    g,
+                    Hex(start),
+                    allowance,
+                    minimum,
+                    cost,
+                    stop,
+                    &mut scratch,
+                    &mut reach,
+                ),
+                None => geo::reachable_bounded_into(
+                    &grid,
+                    Hex(start),
+                    allowance,
+                    minimum,
+                    cost,
+                    stop,
+                    &mut scratch,
+                    &mut reach,
+                ),
+            };
         }
         self.board.scratch = scratch;
+        self.board.graph = graph;
         match err {
             Some(e) => Err(e),
             None => Ok(reach),
@@ -555,6 +585,7 @@ impl<'p> Vm<'p> {
         let n = n.min(geo::MAX_RETREAT as i64) as u32;
         let hooks = self.prog.hooks.clone();
         let grid = self.board.grid.clone();
+        let graph = self.board.graph.take();
         let exits = self.prog.map.exit_edges;
         let mut candidates: Vec<(Vec<u32>, Option<u8>)> = Vec::new();
         let mut err: Option<Halt> = None;
@@ -576,10 +607,15 @@ impl<'p> Vm<'p> {
                 }
             };
             let may_exit = |from: Hex, dir: u8| grid.exit_edges(from, dir).bits() & exits != 0;
-            geo::for_each_retreat_path(&grid, Hex(start), n, may_enter, may_exit, |p, exit| {
+            let visit = |p: &[Hex], exit: Option<u8>| {
                 candidates.push((p.iter().map(|h| h.0).collect(), exit));
-            });
+            };
+            match &graph {
+                Some(g) => geo::for_each_retreat_path(g, Hex(start), n, may_enter, may_exit, visit),
+                None => geo::for_each_retreat_path(&grid, Hex(start), n, may_enter, may_exit, visit),
+            };
         }
+        self.board.graph = graph;
         if let Some(e) = err {
             return Err(e);
         }

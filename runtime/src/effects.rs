@@ -115,7 +115,7 @@ impl<'p> Vm<'p> {
                 _ => c.steps as i64 - us.step as i64,
             }),
             Field::OnMap => Value::Bool(us.status == UnitStatus::OnMap),
-            Field::Terrain | Field::TerrainAttr(_) => Value::Nil,
+            Field::Terrain | Field::TerrainAttr(_) | Field::AreaAttr(_) => Value::Nil,
         }
     }
 
@@ -250,6 +250,11 @@ impl<'p> Vm<'p> {
                     (Value::Hex(h), Field::Terrain) => {
                         Value::Terrain(self.prog.map.terrain.get(h as usize).copied().unwrap_or(0))
                     }
+                    (Value::Hex(h), Field::AreaAttr(a)) => {
+                        let map = &self.prog.map;
+                        let k = map.area_attrs.len();
+                        Value::Int(map.area_values.get(h as usize * k + a as usize).copied().unwrap_or(0))
+                    }
                     (Value::Terrain(t), Field::TerrainAttr(a)) => Value::Int(
                         self.prog
                             .terrains
@@ -306,7 +311,11 @@ impl<'p> Vm<'p> {
                 let new = old.saturating_add(d).clamp(def.lo, def.hi);
                 self.state.tracks[slot] = new;
                 if self.log.enabled() {
-                    let of = self.label(who);
+                    let of = match (def.key, who) {
+                        // A border by the two spaces it joins: "Paris|Lyon", "0304|0305".
+                        (crate::program::TrackKey::Border, Value::Int(i)) => json!(self.border_label(i)),
+                        _ => self.label(who),
+                    };
                     self.event("track", json!({ "track": def.name, "of": of, "by": d, "value": new }));
                 }
                 self.check_triggers()?;
@@ -517,6 +526,8 @@ impl<'p> Vm<'p> {
             match self.reg(base, side) {
                 Value::Side(s) => Some(s as usize),
                 Value::Unit(u) => Some(u as usize),
+                Value::Hex(h) => Some(h as usize),
+                Value::Int(i) if i >= 0 => Some(i as usize),
                 Value::Sym(c) => self
                     .prog
                     .tracks
@@ -526,6 +537,27 @@ impl<'p> Vm<'p> {
             }
         };
         self.prog.track_slot_at(track, index).ok_or_else(|| RuntimeError::new("R0002", "bad track index"))
+    }
+
+    /// A border's name in logs: the two spaces it joins, `A|B` (a hexside at the map edge
+    /// names its one hex).
+    fn border_label(&self, i: i64) -> String {
+        let map = &self.prog.map;
+        let pair = match map.grid() {
+            Some(g) => u32::try_from(i)
+                .ok()
+                .and_then(|i| g.hexside_hexes(kriegsspiel_geo::Hexside(i)))
+                .map(|[a, b]| (a.map(|h| h.0), b.map(|h| h.0))),
+            None => {
+                usize::try_from(i).ok().and_then(|i| map.borders.get(i)).map(|&(a, b)| (Some(a), Some(b)))
+            }
+        };
+        match pair {
+            Some((a, b)) => {
+                [a, b].iter().flatten().map(|&h| self.board.label(h)).collect::<Vec<_>>().join("|")
+            }
+            None => format!("#{i}"),
+        }
     }
 
     pub(crate) fn eliminate_unit(&mut self, u: u16) -> Exec<()> {

@@ -210,6 +210,8 @@ pub(crate) struct CostMemo {
     fixed: (Vec<bool>, Vec<bool>, Vec<usize>),
     pub hits: u64,
     pub misses: u64,
+    /// Neighbour slots per space of the board the tables were made for (6 on hexes).
+    deg: usize,
 }
 
 impl CostMemo {
@@ -230,6 +232,11 @@ impl CostMemo {
         // Stamps are u32: a (very) long game simply stops memoising.
         let now = u32::try_from(version).ok().filter(|&v| v < u32::MAX - 1)?;
         let n = board.hex_count() as usize;
+        if self.deg != usize::from(board.degree()) {
+            // A new board shape (never within one game): start over.
+            self.deg = usize::from(board.degree());
+            self.snap = None;
+        }
         if self.synced != Some(version) {
             let same_fixed = self.fixed.0 == fixed.0 && self.fixed.1 == fixed.1 && self.fixed.2 == fixed.2;
             match &self.snap {
@@ -272,12 +279,12 @@ impl CostMemo {
             Some(i) => i,
             None => {
                 // Bounded memory: past the cap, new signatures go without a memo.
-                let bytes = (self.sigs.len() + 1) * n * 6 * std::mem::size_of::<Entry>();
+                let bytes = (self.sigs.len() + 1) * n * self.deg * std::mem::size_of::<Entry>();
                 if bytes > MAX_BYTES {
                     return None;
                 }
                 self.sigs.push(key);
-                self.tables.push(vec![Entry::default(); n * 6]);
+                self.tables.push(vec![Entry::default(); n * self.deg]);
                 self.sigs.len() - 1
             }
         };
@@ -292,7 +299,7 @@ impl CostMemo {
         if self.synced != Some(version) {
             return None;
         }
-        let e = self.tables.get(sig)?.get(from as usize * 6 + dir as usize)?;
+        let e = self.tables.get(sig)?.get(from as usize * self.deg + dir as usize)?;
         if e.ver == 0 || (e.global && self.global_stamp >= e.ver) {
             return None;
         }
@@ -320,7 +327,8 @@ impl CostMemo {
         if rec.uncacheable || self.synced != Some(version) {
             return;
         }
-        let Some(e) = self.tables.get_mut(sig).and_then(|t| t.get_mut(from as usize * 6 + dir as usize))
+        let Some(e) =
+            self.tables.get_mut(sig).and_then(|t| t.get_mut(from as usize * self.deg + dir as usize))
         else {
             return;
         };
@@ -386,7 +394,7 @@ fn diff(
         if let Some(s) = area_stamp[l].get_mut(h as usize) {
             *s = now;
         }
-        for d in 0..6 {
+        for d in 0..board.degree() {
             if let Some(n) = board.neighbour(h, d) {
                 if let Some(s) = area_stamp[l].get_mut(n as usize) {
                     *s = now;
@@ -599,7 +607,14 @@ impl<'p> crate::vm::Vm<'p> {
     pub(crate) fn note_op(&mut self, op: Op, base: usize) {
         match op {
             Op::Field { obj, field, .. } => match (self.reg(base, obj), field) {
-                (_, Field::Side | Field::UnitType | Field::Terrain | Field::TerrainAttr(_)) => {}
+                (
+                    _,
+                    Field::Side
+                    | Field::UnitType
+                    | Field::Terrain
+                    | Field::TerrainAttr(_)
+                    | Field::AreaAttr(_),
+                ) => {}
                 (crate::value::Value::Unit(u), _) => self.rec.unit(&self.state, self.prog, u, &self.board),
                 _ => {}
             },
@@ -677,6 +692,7 @@ impl<'p> crate::vm::Vm<'p> {
             | B::Direction
             | B::Neighbour
             | B::Optional
+            | B::Border
             | B::Present => {}
             // Whole-map queries, searches, logged lookups, effects.
             _ => self.rec.uncacheable = true,

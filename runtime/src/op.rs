@@ -28,6 +28,8 @@ pub enum Field {
     Terrain,
     /// Attribute of a terrain type.
     TerrainAttr(u16),
+    /// An area map's own attribute of a space (`h.value`).
+    AreaAttr(u16),
 }
 
 /// Comparison of a fused compare-and-branch ([`Op::BrCmp`]).
@@ -162,6 +164,9 @@ pub enum Builtin {
     /// for at most `budget`, each step a→b costing `step_fn(unit, a, b)` (negative: no
     /// passage).
     Within,
+    /// `border(a, b) -> Int`: the number of the border (hexside) between two adjacent
+    /// spaces, the index of a track `per border`; -1 when they are not adjacent.
+    Border,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.

@@ -103,6 +103,17 @@ pub struct MarkerDef {
     pub para: ParaId,
 }
 
+/// What a track is kept per, beyond sides, units and results groups.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TrackKey {
+    #[default]
+    None,
+    /// `per hex`: one value per map space, indexed by a `Hex` (an area on an area map).
+    Space,
+    /// `per border`: one value per hexside or area border, indexed by `border(a, b)`.
+    Border,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TrackDef {
     pub name: String,
@@ -113,6 +124,10 @@ pub struct TrackDef {
     /// One value per code of a `results` group (the codes' symbol indices, in order).
     #[serde(default)]
     pub per_group: Vec<u16>,
+    /// One value per map space (`per hex`: hexes or areas) or per border (`per border`:
+    /// hexsides or area borders).
+    #[serde(default)]
+    pub key: TrackKey,
     pub lo: i64,
     pub hi: i64,
     pub para: ParaId,
@@ -376,6 +391,104 @@ pub struct MapDef {
     /// Map edges units may leave by (bit 0 north, 1 east, 2 south, 3 west).
     pub exit_edges: u8,
     pub para: ParaId,
+    /// An area map's areas, by name, in declaration order (the space index); empty on a
+    /// hex map. On an area map `cols` is the number of areas and `rows` is 1, so the
+    /// per-space tables have one entry per area.
+    #[serde(default)]
+    pub areas: Vec<String>,
+    /// An area map's borders, as pairs of area indices (each once, lower index first).
+    #[serde(default)]
+    pub borders: Vec<(u32, u32)>,
+    /// An area map's neighbour slots per area (the most borders of any area; at least
+    /// 1): `sides` holds `areas.len() * degree` masks. 0 on a hex map (six hexsides).
+    #[serde(default)]
+    pub degree: u8,
+    /// Names of the areas' own attributes (`value`, `capital`...), read as `h.value`.
+    #[serde(default)]
+    pub area_attrs: Vec<String>,
+    /// Attribute values per space: `area_values[space * area_attrs.len() + attr]`.
+    #[serde(default)]
+    pub area_values: Vec<i64>,
+    /// How printed hex ids are written (column or row first, numbering from 00 or 01).
+    #[serde(default)]
+    pub scheme: IdScheme,
+}
+
+/// The printed hex-id scheme of a hex map. The default is column-first, numbered from
+/// 01 (`CCRR`, `0101` the north-west hex).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdScheme {
+    /// Row digits first (`RRCC`).
+    #[serde(default)]
+    pub row_first: bool,
+    /// The printed number of the first (west) column: 0 or 1.
+    #[serde(default = "one")]
+    pub first_col: u16,
+    /// The printed number of the first (north) row: 0 or 1.
+    #[serde(default = "one")]
+    pub first_row: u16,
+}
+
+fn one() -> u16 {
+    1
+}
+
+impl Default for IdScheme {
+    fn default() -> IdScheme {
+        IdScheme { row_first: false, first_col: 1, first_row: 1 }
+    }
+}
+
+impl MapDef {
+    /// Whether the map is an area map (spaces are named areas, not hexes).
+    pub fn is_areas(&self) -> bool {
+        !self.areas.is_empty()
+    }
+
+    /// Neighbour slots per space: 6 on a hex map.
+    pub fn degree(&self) -> usize {
+        if self.is_areas() {
+            usize::from(self.degree.max(1))
+        } else {
+            6
+        }
+    }
+
+    /// Number of spaces (hexes or areas).
+    pub fn space_count(&self) -> usize {
+        self.cols as usize * self.rows as usize
+    }
+
+    /// The grid of a hex map (`None` on an area map or a map without a grid).
+    pub fn grid(&self) -> Option<kriegsspiel_geo::Grid> {
+        if self.is_areas() {
+            return None;
+        }
+        let layout = if self.even_down {
+            kriegsspiel_geo::Layout::EvenColumnsDown
+        } else {
+            kriegsspiel_geo::Layout::OddColumnsDown
+        };
+        kriegsspiel_geo::Grid::new(self.cols, self.rows, 1, 1, layout)
+    }
+
+    /// Number of borders: an area map's borders, a hex map's hexside numbers.
+    pub fn border_count(&self) -> usize {
+        match self.grid() {
+            Some(g) => g.hexside_count() as usize,
+            None => self.borders.len(),
+        }
+    }
+
+    /// The number of the border between adjacent spaces `a` and `b` (either order).
+    pub fn border_of(&self, a: u32, b: u32) -> Option<usize> {
+        match self.grid() {
+            Some(g) => {
+                g.hexside_between(kriegsspiel_geo::Hex(a), kriegsspiel_geo::Hex(b)).map(|s| s.0 as usize)
+            }
+            None => self.borders.binary_search(&(a.min(b), a.max(b))).ok(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -463,7 +576,10 @@ impl Program {
         for (i, t) in self.tracks.iter().enumerate() {
             let width = self.track_width(t);
             if i == track as usize {
-                return match (t.per_side || t.per_unit || !t.per_group.is_empty(), index) {
+                return match (
+                    t.per_side || t.per_unit || !t.per_group.is_empty() || t.key != TrackKey::None,
+                    index,
+                ) {
                     (true, Some(x)) if x < width => Some(slot + x),
                     (false, _) => Some(slot),
                     _ => None,
@@ -474,8 +590,12 @@ impl Program {
         None
     }
 
-    fn track_width(&self, t: &TrackDef) -> usize {
-        if t.per_unit {
+    pub fn track_width(&self, t: &TrackDef) -> usize {
+        if t.key == TrackKey::Space {
+            self.map.space_count()
+        } else if t.key == TrackKey::Border {
+            self.map.border_count()
+        } else if t.per_unit {
             self.counters.len()
         } else if !t.per_group.is_empty() {
             t.per_group.len()

@@ -98,6 +98,14 @@ impl State {
                 }
                 continue;
             }
+            if t.key != crate::program::TrackKey::None {
+                for x in 0..program.track_width(t) {
+                    if let Some(slot) = program.track_slot_at(i as u16, Some(x)) {
+                        tracks[slot] = t.lo;
+                    }
+                }
+                continue;
+            }
             if !t.per_group.is_empty() {
                 for x in 0..t.per_group.len() {
                     if let Some(slot) = program.track_slot_at(i as u16, Some(x)) {

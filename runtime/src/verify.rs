@@ -163,8 +163,18 @@ pub fn verify(p: &Program) -> Result<(), String> {
         }
     }
     let n_hex = p.map.cols as usize * p.map.rows as usize;
-    if p.map.terrain.len() != n_hex || p.map.sides.len() != n_hex * 6 {
+    if p.map.terrain.len() != n_hex || p.map.sides.len() != n_hex * p.map.degree() {
         return Err("map tables do not match the grid size".into());
+    }
+    if p.map.is_areas() {
+        let n = p.map.areas.len();
+        let graph = kriegsspiel_geo::Graph::new(n as u32, &p.map.borders);
+        if n != n_hex || p.map.rows != 1 || graph.map(|g| g.max_degree() > p.map.degree()).unwrap_or(true) {
+            return Err("area map tables do not match its areas and borders".into());
+        }
+    }
+    if p.map.area_values.len() != n_hex * p.map.area_attrs.len() {
+        return Err("area attribute table does not match the map".into());
     }
     for c in &p.counters {
         if (c.side as usize) >= p.sides.len() || (c.unit_type as usize) >= p.unit_types.len() {

@@ -207,7 +207,7 @@ fn completions_and_manual_pages_cover_every_command() {
 /// and no instruction in the serialised fallback form, on both bundled rulebooks.
 #[test]
 fn disasm_is_readable() {
-    for rb in [PETER, "rulebooks/frederick-the-great", "docs/examples/tiny.ks"] {
+    for rb in [PETER, "rulebooks/frederick-the-great", "docs/examples/tiny.ks", "docs/examples/marches.ks"] {
         let o = ks(&["disasm", rb]);
         assert_eq!(o.status.code(), Some(0), "{rb}: {}", stderr(&o));
         let text = stdout(&o);

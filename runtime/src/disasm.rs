@@ -147,6 +147,9 @@ impl Names<'_> {
             Field::TerrainAttr(i) => {
                 p.terrain_attrs.get(i as usize).cloned().unwrap_or_else(|| format!("attr#{i}?"))
             }
+            Field::AreaAttr(i) => {
+                p.map.area_attrs.get(i as usize).cloned().unwrap_or_else(|| format!("attr#{i}?"))
+            }
         }
     }
 

@@ -7,8 +7,10 @@ use crate::examples::ExampleData;
 use crate::func::{Cx, FnCx};
 use crate::report::{ContentStatus, Report};
 use crate::types::Ty;
+use kriegsspiel_dsl::ast::TrackKey as AstKey;
 use kriegsspiel_dsl::ast::*;
 use kriegsspiel_dsl::Diagnostic;
+use kriegsspiel_runtime::program::TrackKey as RtTrackKey;
 use kriegsspiel_runtime::program::*;
 use std::collections::BTreeSet;
 
@@ -169,7 +171,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         match &d.kind {
             DeclKind::Modifiers(m) => {
                 for l in &m.lines {
-                    if let Some(a) = &l.anchor {
+                    for a in l.anchor.iter().chain(&l.also) {
                         checked_line_anchors.insert(a.span);
                         check_anchor(a, diags, &mut encoded);
                     }
@@ -212,7 +214,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             DeclKind::Marker { name, target } if env.declare("marker", name, diags, &para) => {
                 env.markers.push((name.name.clone(), *target));
             }
-            DeclKind::Track { name, per_side, per_unit, per_group, range }
+            DeclKind::Track { name, per_side, per_unit, per_group, second, range }
                 if env.declare("track", name, diags, &para) =>
             {
                 env.tracks.push((
@@ -223,6 +225,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 ));
                 env.track_per_unit.push(*per_unit);
                 env.track_group.push(per_group.clone());
+                env.track_second.push(second.clone());
             }
             DeclKind::Results { name, codes } if env.declare("type", name, diags, &para) => {
                 let g = env.groups.len();
@@ -396,8 +399,16 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 };
                 (name.clone(), params, r, CallableKind::Fn)
             }
-            DeclKind::Procedure { name, params, .. } => {
-                (name.clone(), params, Ty::Nil, CallableKind::Procedure)
+            DeclKind::Procedure { name, params, ret, .. } => {
+                let r = match ret.as_ref().map(|r| env.ty(r)) {
+                    None => Ty::Nil,
+                    Some(Ok(t)) => t,
+                    Some(Err(e)) => {
+                        diags.push(e.with_paragraph(para.clone()));
+                        Ty::Error
+                    }
+                };
+                (name.clone(), params, r, CallableKind::Procedure)
             }
             DeclKind::Modifiers(m) => (m.name.clone(), &m.params, Ty::Int, CallableKind::Modifiers),
             DeclKind::Sequence(b) => {
@@ -529,23 +540,45 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                             sig.ret.name(&g),
                             o.ty.name(&g)
                         );
+                        // The result of a body with `let`s is its last expression.
+                        let mut result = body;
+                        while let ExprKind::Let { body: b, .. } = &result.kind {
+                            result = b;
+                        }
                         fc.cx
                             .diags
-                            .push(Diagnostic::error("E0305", body.span, m).with_paragraph(para.clone()));
+                            .push(Diagnostic::error("E0305", result.span, m).with_paragraph(para.clone()));
                     }
                 }
                 fc.ret(o.reg);
                 fc.finish(&name.name, FnKind::Fn, params.len() as u16)
             }
-            DeclKind::Procedure { name, params, body } => {
+            DeclKind::Procedure { name, params, ret, body } => {
                 let sig = cx.env.callables.get(&name.name).cloned();
                 let mut fc = FnCx::new(&mut cx, &para, d.span, false, "procedure");
                 if let Some(sig) = &sig {
                     for (p, t) in params.iter().zip(&sig.params) {
                         fc.param(&p.name.name, t.clone());
                     }
+                    if ret.is_some() {
+                        fc.set_returns(sig.ret.clone());
+                    }
                 }
                 fc.block(body);
+                if let Some(r) = ret {
+                    if !crate::func::block_returns(body) {
+                        let m = format!(
+                            "procedure `{}` returns a value but can reach its end without `return`",
+                            name.name
+                        );
+                        fc.cx.diags.push(
+                            Diagnostic::error("E0308", name.span, m)
+                                .with_label(r.span(), "declared result")
+                                .with_note("end every path with `return VALUE;`")
+                                .with_paragraph(para.clone()),
+                        );
+                    }
+                }
                 fc.finish(&name.name, FnKind::Procedure, params.len() as u16)
             }
             DeclKind::Sequence(body) => {
@@ -878,6 +911,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         }
                         let stmt = Stmt {
                             anchor: None,
+                            also: Vec::new(),
                             kind: StmtKind::Call { name: procedure.clone(), args: args.clone() },
                             span: *span,
                         };
@@ -980,8 +1014,23 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 prog.markers.push(MarkerDef { name: name.name.clone(), on, para: p });
             }
         }
-        if let DeclKind::Track { name, per_side, per_unit, per_group, range } = &d.kind {
+        if let DeclKind::Track { name, per_side, per_unit, per_group, second, range } = &d.kind {
             let p = env.para(&first_para(d));
+            let second = match second {
+                None => None,
+                Some(AstKey::Side) => Some(RtTrackKey::Side),
+                Some(AstKey::Unit) => Some(RtTrackKey::Unit),
+                Some(AstKey::Group(g)) => match env.groups.iter().find(|x| x.0 == g.name) {
+                    Some((_, codes)) => Some(RtTrackKey::Group(codes.clone())),
+                    None => {
+                        diags.push(
+                            Diagnostic::error("E0102", g.span, format!("unknown results group `{}`", g.name))
+                                .with_paragraph(first_para(d)),
+                        );
+                        None
+                    }
+                },
+            };
             let group_syms: Vec<u16> = match per_group {
                 Some(g) => match env.groups.iter().find(|x| x.0 == g.name) {
                     Some((_, codes)) => codes.clone(),
@@ -1001,6 +1050,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     per_side: *per_side,
                     per_group: group_syms,
                     per_unit: *per_unit,
+                    second,
                     lo: range.lo,
                     hi: range.hi,
                     para: p,
@@ -1110,6 +1160,8 @@ fn expr_size(e: &Expr) -> usize {
         ExprKind::Choose { from, by, prefer, .. } => {
             expr_size(from) + expr_size(by) + prefer.as_ref().map(|p| expr_size(p)).unwrap_or(0)
         }
+        ExprKind::Let { value, body, .. } => expr_size(value) + expr_size(body),
+        ExprKind::RollPool { count, .. } => expr_size(count),
         ExprKind::Quant { iter, filter, body, .. } => {
             expr_size(iter)
                 + filter.as_ref().map(|f| expr_size(f)).unwrap_or(0)

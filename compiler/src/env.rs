@@ -46,6 +46,8 @@ pub struct Env {
     pub track_per_unit: Vec<bool>,
     /// The `results` group a track is indexed by (`track rp per Country`).
     pub track_group: Vec<Option<Ident>>,
+    /// The second key of each track with two keys (`track t per side per Border`).
+    pub track_second: Vec<Option<TrackKey>>,
     pub terrain_attrs: Vec<(String, Ty)>,
     pub hexside_attrs: Vec<(String, Ty)>,
     pub terrains: Vec<String>,

@@ -92,6 +92,14 @@ pub fn scenario(env: &mut Env, s: &Scenario, para: &str, diags: &mut Vec<Diagnos
             ));
             continue;
         }
+        if env.track_second.get(t).map(|s| s.is_some()).unwrap_or(false) {
+            diags.push(e(
+                "E0301",
+                ts.track.span,
+                format!("track `{}` has two keys: it starts at the low end of its range", ts.track.name),
+            ));
+            continue;
+        }
         let (_, per_side, lo, hi) = env.tracks[t].clone();
         let group = env.track_group.get(t).cloned().flatten();
         for (side, v) in &ts.values {

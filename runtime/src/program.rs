@@ -113,9 +113,22 @@ pub struct TrackDef {
     /// One value per code of a `results` group (the codes' symbol indices, in order).
     #[serde(default)]
     pub per_group: Vec<u16>,
+    /// A second key (`track crossed per side per Border`): one value per pair of keys,
+    /// the first key's index times the second key's width plus the second key's index.
+    #[serde(default)]
+    pub second: Option<TrackKey>,
     pub lo: i64,
     pub hi: i64,
     pub para: ParaId,
+}
+
+/// The second key of a track with two keys.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TrackKey {
+    Side,
+    Unit,
+    /// The codes of a `results` group (symbol indices, in order).
+    Group(Vec<u16>),
 }
 
 /// A terrain type or hexside feature with its attribute values (same order as the
@@ -463,8 +476,9 @@ impl Program {
         for (i, t) in self.tracks.iter().enumerate() {
             let width = self.track_width(t);
             if i == track as usize {
+                let w2 = self.track_width2(t);
                 return match (t.per_side || t.per_unit || !t.per_group.is_empty(), index) {
-                    (true, Some(x)) if x < width => Some(slot + x),
+                    (true, Some(x)) if x < self.track_width1(t) => Some(slot + x * w2),
                     (false, _) => Some(slot),
                     _ => None,
                 };
@@ -474,7 +488,32 @@ impl Program {
         None
     }
 
+    /// The width of a track's second key (1 without one).
+    pub fn track_width2(&self, t: &TrackDef) -> usize {
+        match &t.second {
+            None => 1,
+            Some(TrackKey::Side) => self.sides.len(),
+            Some(TrackKey::Unit) => self.counters.len(),
+            Some(TrackKey::Group(codes)) => codes.len(),
+        }
+    }
+
+    /// The slot of a track with two keys, from the first and second key's indices.
+    pub fn track_slot2(&self, track: u16, a: usize, b: usize) -> Option<usize> {
+        let t = self.tracks.get(track as usize)?;
+        let w2 = self.track_width2(t);
+        if t.second.is_none() || b >= w2 {
+            return None;
+        }
+        self.track_slot_at(track, Some(a)).map(|first| first + b)
+    }
+
     fn track_width(&self, t: &TrackDef) -> usize {
+        self.track_width1(t) * self.track_width2(t)
+    }
+
+    /// The width of a track's first key (1 for a plain track).
+    pub fn track_width1(&self, t: &TrackDef) -> usize {
         if t.per_unit {
             self.counters.len()
         } else if !t.per_group.is_empty() {

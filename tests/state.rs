@@ -370,3 +370,14 @@ fn the_heuristic_agent_passes_when_passing_scores_best() {
     let errs = errors(&PASS.replace("or none prefer 5", "or none prefer roll 1d6"));
     assert!(errs.iter().any(|(c, _)| c == "E0304"), "{errs:?}");
 }
+
+#[test]
+fn only_a_track_with_one_unit_key_can_be_hidden() {
+    // The view that hides a per-unit track reads one key; a second key would leak.
+    let src = BOOK.replace(
+        "§2.0 table Fire {",
+        "§2.0 fn guess(u: Unit) -> Int = 1;\n§2.0 hidden hits shown guess;\n§2.0 table Fire {",
+    );
+    let errs = errors(&src);
+    assert!(errs.iter().any(|(c, m)| c == "E0113" && m.contains("one key")), "{errs:?}");
+}

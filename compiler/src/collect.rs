@@ -628,7 +628,11 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             for t in tracks {
                 let idx = cx.env.tracks.iter().position(|x| x.0 == t.name);
                 match idx {
-                    Some(i) if cx.env.track_per_unit.get(i).copied().unwrap_or(false) => {
+                    // One key, a unit: the view hides the values of other sides' units.
+                    Some(i)
+                        if cx.env.track_per_unit.get(i).copied().unwrap_or(false)
+                            && cx.env.track_second.get(i).map(|s| s.is_none()).unwrap_or(true) =>
+                    {
                         cx.env.used.insert(t.name.clone());
                         if let Some(f) = est {
                             let p = cx.env.para(&para);
@@ -636,8 +640,12 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         }
                     }
                     _ => cx.diags.push(
-                        Diagnostic::error("E0113", t.span, format!("`{}` is not a per-unit track", t.name))
-                            .with_paragraph(para.clone()),
+                        Diagnostic::error(
+                            "E0113",
+                            t.span,
+                            format!("`{}` is not a per-unit track with one key", t.name),
+                        )
+                        .with_paragraph(para.clone()),
                     ),
                 }
             }

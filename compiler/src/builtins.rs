@@ -86,6 +86,14 @@ pub fn signatures() -> Vec<BSig> {
         s("len", Builtin::Len, vec![AnyList], Ty::Int, false, "number of elements"),
         s("contains", Builtin::Contains, vec![AnyList, Elem], Ty::Bool, false, "list membership"),
         s(
+            "union",
+            Builtin::Union,
+            vec![AnyList, AnyList],
+            Ty::Error,
+            false,
+            "the elements of both lists, each once, in order of first appearance",
+        ),
+        s(
             "first",
             Builtin::First,
             vec![AnyList],

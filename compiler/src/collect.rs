@@ -7,8 +7,10 @@ use crate::examples::ExampleData;
 use crate::func::{Cx, FnCx};
 use crate::report::{ContentStatus, Report};
 use crate::types::Ty;
+use kriegsspiel_dsl::ast::TrackKey as AstKey;
 use kriegsspiel_dsl::ast::*;
 use kriegsspiel_dsl::Diagnostic;
+use kriegsspiel_runtime::program::TrackKey as RtTrackKey;
 use kriegsspiel_runtime::program::*;
 use std::collections::BTreeSet;
 
@@ -20,11 +22,11 @@ pub struct Out {
 
 /// `per hex` and `per border` keep a track per map space or per border (the names are
 /// reserved there: not results groups).
-fn track_key(per_group: Option<&Ident>) -> TrackKey {
+fn track_key(per_group: Option<&Ident>) -> SpaceKey {
     match per_group.map(|g| g.name.as_str()) {
-        Some("hex") => TrackKey::Space,
-        Some("border") => TrackKey::Border,
-        _ => TrackKey::None,
+        Some("hex") => SpaceKey::Space,
+        Some("border") => SpaceKey::Border,
+        _ => SpaceKey::None,
     }
 }
 
@@ -179,7 +181,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         match &d.kind {
             DeclKind::Modifiers(m) => {
                 for l in &m.lines {
-                    if let Some(a) = &l.anchor {
+                    for a in l.anchor.iter().chain(&l.also) {
                         checked_line_anchors.insert(a.span);
                         check_anchor(a, diags, &mut encoded);
                     }
@@ -222,7 +224,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             DeclKind::Marker { name, target } if env.declare("marker", name, diags, &para) => {
                 env.markers.push((name.name.clone(), *target));
             }
-            DeclKind::Track { name, per_side, per_unit, per_group, range }
+            DeclKind::Track { name, per_side, per_unit, per_group, second, range }
                 if env.declare("track", name, diags, &para) =>
             {
                 env.tracks.push((
@@ -234,7 +236,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 env.track_per_unit.push(*per_unit);
                 let key = track_key(per_group.as_ref());
                 env.track_key.push(key);
-                env.track_group.push(per_group.clone().filter(|_| key == TrackKey::None));
+                env.track_group.push(per_group.clone().filter(|_| key == SpaceKey::None));
+                env.track_second.push(second.clone());
             }
             DeclKind::Results { name, codes } if env.declare("type", name, diags, &para) => {
                 let g = env.groups.len();
@@ -408,8 +411,16 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 };
                 (name.clone(), params, r, CallableKind::Fn)
             }
-            DeclKind::Procedure { name, params, .. } => {
-                (name.clone(), params, Ty::Nil, CallableKind::Procedure)
+            DeclKind::Procedure { name, params, ret, .. } => {
+                let r = match ret.as_ref().map(|r| env.ty(r)) {
+                    None => Ty::Nil,
+                    Some(Ok(t)) => t,
+                    Some(Err(e)) => {
+                        diags.push(e.with_paragraph(para.clone()));
+                        Ty::Error
+                    }
+                };
+                (name.clone(), params, r, CallableKind::Procedure)
             }
             DeclKind::Modifiers(m) => (m.name.clone(), &m.params, Ty::Int, CallableKind::Modifiers),
             DeclKind::Sequence(b) => {
@@ -541,23 +552,45 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                             sig.ret.name(&g),
                             o.ty.name(&g)
                         );
+                        // The result of a body with `let`s is its last expression.
+                        let mut result = body;
+                        while let ExprKind::Let { body: b, .. } = &result.kind {
+                            result = b;
+                        }
                         fc.cx
                             .diags
-                            .push(Diagnostic::error("E0305", body.span, m).with_paragraph(para.clone()));
+                            .push(Diagnostic::error("E0305", result.span, m).with_paragraph(para.clone()));
                     }
                 }
                 fc.ret(o.reg);
                 fc.finish(&name.name, FnKind::Fn, params.len() as u16)
             }
-            DeclKind::Procedure { name, params, body } => {
+            DeclKind::Procedure { name, params, ret, body } => {
                 let sig = cx.env.callables.get(&name.name).cloned();
                 let mut fc = FnCx::new(&mut cx, &para, d.span, false, "procedure");
                 if let Some(sig) = &sig {
                     for (p, t) in params.iter().zip(&sig.params) {
                         fc.param(&p.name.name, t.clone());
                     }
+                    if ret.is_some() {
+                        fc.set_returns(sig.ret.clone());
+                    }
                 }
                 fc.block(body);
+                if let Some(r) = ret {
+                    if !crate::func::block_returns(body) {
+                        let m = format!(
+                            "procedure `{}` returns a value but can reach its end without `return`",
+                            name.name
+                        );
+                        fc.cx.diags.push(
+                            Diagnostic::error("E0308", name.span, m)
+                                .with_label(r.span(), "declared result")
+                                .with_note("end every path with `return VALUE;`")
+                                .with_paragraph(para.clone()),
+                        );
+                    }
+                }
                 fc.finish(&name.name, FnKind::Procedure, params.len() as u16)
             }
             DeclKind::Sequence(body) => {
@@ -607,7 +640,11 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             for t in tracks {
                 let idx = cx.env.tracks.iter().position(|x| x.0 == t.name);
                 match idx {
-                    Some(i) if cx.env.track_per_unit.get(i).copied().unwrap_or(false) => {
+                    // One key, a unit: the view hides the values of other sides' units.
+                    Some(i)
+                        if cx.env.track_per_unit.get(i).copied().unwrap_or(false)
+                            && cx.env.track_second.get(i).map(|s| s.is_none()).unwrap_or(true) =>
+                    {
                         cx.env.used.insert(t.name.clone());
                         if let Some(f) = est {
                             let p = cx.env.para(&para);
@@ -615,8 +652,12 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         }
                     }
                     _ => cx.diags.push(
-                        Diagnostic::error("E0113", t.span, format!("`{}` is not a per-unit track", t.name))
-                            .with_paragraph(para.clone()),
+                        Diagnostic::error(
+                            "E0113",
+                            t.span,
+                            format!("`{}` is not a per-unit track with one key", t.name),
+                        )
+                        .with_paragraph(para.clone()),
                     ),
                 }
             }
@@ -893,6 +934,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         }
                         let stmt = Stmt {
                             anchor: None,
+                            also: Vec::new(),
                             kind: StmtKind::Call { name: procedure.clone(), args: args.clone() },
                             span: *span,
                         };
@@ -995,11 +1037,26 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 prog.markers.push(MarkerDef { name: name.name.clone(), on, para: p });
             }
         }
-        if let DeclKind::Track { name, per_side, per_unit, per_group, range } = &d.kind {
+        if let DeclKind::Track { name, per_side, per_unit, per_group, second, range } = &d.kind {
             let p = env.para(&first_para(d));
             let key = track_key(per_group.as_ref());
+            let second = match second {
+                None => None,
+                Some(AstKey::Side) => Some(RtTrackKey::Side),
+                Some(AstKey::Unit) => Some(RtTrackKey::Unit),
+                Some(AstKey::Group(g)) => match env.groups.iter().find(|x| x.0 == g.name) {
+                    Some((_, codes)) => Some(RtTrackKey::Group(codes.clone())),
+                    None => {
+                        diags.push(
+                            Diagnostic::error("E0102", g.span, format!("unknown results group `{}`", g.name))
+                                .with_paragraph(first_para(d)),
+                        );
+                        None
+                    }
+                },
+            };
             let group_syms: Vec<u16> = match per_group {
-                Some(_) if key != TrackKey::None => Vec::new(),
+                Some(_) if key != SpaceKey::None => Vec::new(),
                 Some(g) => match env.groups.iter().find(|x| x.0 == g.name) {
                     Some((_, codes)) => codes.clone(),
                     None => {
@@ -1019,6 +1076,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     per_group: group_syms,
                     per_unit: *per_unit,
                     key,
+                    second,
                     lo: range.lo,
                     hi: range.hi,
                     para: p,
@@ -1128,6 +1186,8 @@ fn expr_size(e: &Expr) -> usize {
         ExprKind::Choose { from, by, prefer, .. } => {
             expr_size(from) + expr_size(by) + prefer.as_ref().map(|p| expr_size(p)).unwrap_or(0)
         }
+        ExprKind::Let { value, body, .. } => expr_size(value) + expr_size(body),
+        ExprKind::RollPool { count, .. } => expr_size(count),
         ExprKind::Quant { iter, filter, body, .. } => {
             expr_size(iter)
                 + filter.as_ref().map(|f| expr_size(f)).unwrap_or(0)

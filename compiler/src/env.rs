@@ -47,7 +47,9 @@ pub struct Env {
     /// The `results` group a track is indexed by (`track rp per Country`).
     pub track_group: Vec<Option<Ident>>,
     /// Tracks kept `per hex` (map spaces) or `per border`.
-    pub track_key: Vec<kriegsspiel_runtime::program::TrackKey>,
+    pub track_key: Vec<kriegsspiel_runtime::program::SpaceKey>,
+    /// The second key of each track with two keys (`track t per side per Border`).
+    pub track_second: Vec<Option<TrackKey>>,
     pub terrain_attrs: Vec<(String, Ty)>,
     pub hexside_attrs: Vec<(String, Ty)>,
     pub terrains: Vec<String>,

@@ -126,6 +126,17 @@ pub struct FnCx<'c, 'a> {
     /// Fields of loop-invariant locals loaded before a quantifier's loop: (the local's
     /// register, field name, the loaded value).
     field_cache: Vec<(Reg, String, Out)>,
+    /// The result type of a procedure declared `-> T` (`return e;` gives it).
+    returns: Option<Ty>,
+}
+
+/// Does every path through the block end in a `return` (for procedures with a result)?
+pub fn block_returns(b: &Block) -> bool {
+    b.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Return(_) => true,
+        StmtKind::If { then, els: Some(e), .. } => block_returns(then) && block_returns(e),
+        _ => false,
+    })
 }
 
 fn err(code: &'static str, span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -154,7 +165,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
             loops: Vec::new(),
             phase_depth: 0,
             field_cache: Vec::new(),
+            returns: None,
         }
+    }
+
+    /// This body is a procedure returning a value of type `t`.
+    pub fn set_returns(&mut self, t: Ty) {
+        self.returns = Some(t);
     }
 
     fn para_text(&self) -> String {
@@ -369,6 +386,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     for x in [filter, body].into_iter().flatten() {
                         collect(x, bound, out);
                     }
+                    bound.pop();
+                }
+                ExprKind::Let { name, value, body } => {
+                    collect(value, bound, out);
+                    bound.push(name.name.clone());
+                    collect(body, bound, out);
                     bound.pop();
                 }
                 // Anything else (choices, literals, names...): nothing hoisted inside.
@@ -672,6 +695,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let saved_span = self.span;
         self.span = s.span;
         let next = self.next;
+        // Further anchors: the statement encodes those paragraphs too (contents, coverage).
+        for a in &s.also {
+            self.cx.anchors.push((a.clone(), a.text.clone()));
+        }
         self.with_anchor(&s.anchor, |me| me.stmt_kind(&s.kind, s.span));
         self.next = next.max(self.locals.iter().map(|l| l.reg + 1).max().unwrap_or(0));
         self.span = saved_span;
@@ -730,6 +757,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.locals.push(Local { name: name.name.clone(), reg, ty: o.ty, iv: o.iv });
             }
             StmtKind::Set { name, value } => {
+                if self.lookup_local(&name.name).is_none() && self.cx.env.track_index(&name.name).is_some() {
+                    // `set t = e;` of a plain track.
+                    return self.track_put(name, &[], value, false, span);
+                }
                 let o = self.expr(value);
                 let Some(l) = self.locals.iter().rev().find(|l| l.name == name.name) else {
                     self.error(err(
@@ -862,8 +893,45 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.cx.env.used.insert(name.name.clone());
                 self.call_user(&sig, name, args, span);
             }
-            StmtKind::Return => {
-                self.emit(Op::RetNil);
+            StmtKind::SetTrack { track, index, value } => {
+                let keys: Vec<&Expr> = index.iter().collect();
+                self.track_put(track, &keys, value, false, span);
+            }
+            StmtKind::Return(value) => match (value, self.returns.clone()) {
+                (None, None) => {
+                    self.emit(Op::RetNil);
+                }
+                (Some(v), Some(t)) => {
+                    let o = self.expr(v);
+                    self.expect_ty(&o, &t, v.span, "returned value");
+                    self.emit(Op::Ret { src: o.reg });
+                }
+                (Some(v), None) => {
+                    self.error(
+                        err(
+                            "E0308",
+                            v.span,
+                            format!("a value returned from a {} that returns none", self.what),
+                        )
+                        .with_note("declare the result type: `procedure p(...) -> Int { ... }`"),
+                    );
+                }
+                (None, Some(t)) => {
+                    let g = self.cx.env.group_names();
+                    self.error(err(
+                        "E0308",
+                        span,
+                        format!("`return;` without a value in a procedure that returns {}", t.name(&g)),
+                    ));
+                }
+            },
+            StmtKind::RegainStep(e) => {
+                if !self.effect_allowed(span, "`regain_step`") {
+                    return;
+                }
+                let u = self.expr(e);
+                self.expect_ty(&u, &Ty::Unit, e.span, "unit");
+                self.emit(Op::RegainStep { u: u.reg });
             }
             StmtKind::Move { unit, to } => {
                 if !self.effect_allowed(span, "`move`") {
@@ -901,8 +969,23 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 };
                 self.emit(op);
             }
-            StmtKind::Adjust { track, index, by } => {
+            StmtKind::Adjust { track, index: Some(a), index2: Some(b), by } => {
+                self.track_put(track, &[a, b], by, true, span);
+            }
+            StmtKind::Adjust { track, index, by, .. } => {
                 if !self.effect_allowed(span, "`adjust`") {
+                    return;
+                }
+                if self
+                    .cx
+                    .env
+                    .track_second
+                    .get(self.cx.env.track_index(&track.name).unwrap_or(usize::MAX))
+                    .map(|s| s.is_some())
+                    .unwrap_or(false)
+                {
+                    let keys: Vec<&Expr> = index.iter().collect();
+                    self.track_put(track, &keys, by, true, span);
                     return;
                 }
                 let Some(ti) = self.cx.env.track_index(&track.name) else {
@@ -1312,7 +1395,37 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 let (n, s) = (d.count as i64, d.sides as i64);
                 Self::out(dst, Ty::Int, Iv::new(n, n * s))
             }
-            ExprKind::Choose { var, from, by, prefer, or_none, what } => {
+            ExprKind::RollPool { count, sides } => {
+                if self.pure {
+                    self.error(err("E0304", e.span, format!("a roll is not allowed in a {}", self.what)));
+                }
+                let n = self.expr(count);
+                self.expect_ty(&n, &Ty::Int, count.span, "number of dice");
+                let dst = self.dst();
+                self.emit(Op::RollPool { dst, count: n.reg, sides: (*sides).min(u16::MAX as u32) as u16 });
+                Self::out(dst, Ty::list(Ty::Int), Iv::ANY)
+            }
+            ExprKind::Let { name, value, body } => {
+                let target = self.out_hint.take();
+                let reg = self.temp();
+                let o = self.expr_to(value, reg);
+                if o.ty == Ty::Nil {
+                    self.error(err("E0301", value.span, "this expression has no value to bind"));
+                }
+                let depth = self.locals.len();
+                self.locals.push(Local { name: name.name.clone(), reg, ty: o.ty, iv: o.iv });
+                self.hint = target;
+                let out = self.expr(body);
+                self.locals.truncate(depth);
+                out
+            }
+            ExprKind::Choose { var, from, by, prefer, or_none, none_score, what } => {
+                if let (Some(ns), None) = (none_score, prefer) {
+                    self.error(
+                        err("E0301", ns.span, "a score for `none` needs `prefer` scores for the options")
+                            .with_note("write `prefer SCORE or none prefer SCORE`"),
+                    );
+                }
                 if self.pure {
                     self.error(err("E0304", e.span, format!("a choice is not allowed in a {}", self.what)));
                 }
@@ -1343,6 +1456,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
                             me.expect_ty(&o, &Ty::Int, p.span, "`prefer` score");
                             me.emit(Op::ListPush { list: sc, v: o.reg });
                         });
+                        // The score of declining follows the options' scores.
+                        if let Some(ns) = none_score {
+                            let o = self.expr(ns);
+                            self.expect_ty(&o, &Ty::Int, ns.span, "`none` score");
+                            self.emit(Op::ListPush { list: sc, v: o.reg });
+                        }
                         self.pure = saved_pure;
                         self.what = saved_what;
                         let h = self.here();
@@ -1584,18 +1703,8 @@ impl<'c, 'a> FnCx<'c, 'a> {
             self.cx.env.used.insert(n.to_string());
             let (_, per_side, lo, hi) = self.cx.env.tracks[ti].clone();
             if per_side {
-                let what = if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
-                    "unit".to_string()
-                } else if self.track_index_ty(ti) == Ty::Hex {
-                    "hex".to_string()
-                } else if self.track_index_ty(ti) == Ty::Int {
-                    "border".to_string()
-                } else if let Some(Some(g)) = self.cx.env.track_group.get(ti) {
-                    g.name.clone()
-                } else {
-                    "side".to_string()
-                };
-                self.error(err("E0301", span, format!("track `{n}` is per {what}: write {n}[{what}]")));
+                let form = self.track_form(ti);
+                self.error(err("E0301", span, format!("track `{n}` has keys: write {form}")));
             }
             let dst = self.dst();
             self.emit(Op::TrackGet { dst, track: ti as u16, side: NO_REG });
@@ -1634,6 +1743,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let x = self.expr(a);
         let before = self.code.len();
         let y = self.expr(b);
+        if op == BinOp::Add && (matches!(x.ty, Ty::List(_)) || matches!(y.ty, Ty::List(_))) {
+            return self.list_pair(Builtin::Concat, "`+` of lists", &x, &y, b.span);
+        }
         // `x + 3`, `x - 3`: the literal goes into the instruction.
         let lit = match (&b.kind, self.code.last()) {
             (ExprKind::Int(k), Some(&Op::Const { dst, .. }))
@@ -1837,22 +1949,27 @@ impl<'c, 'a> FnCx<'c, 'a> {
             self.expect_ty(&ro, &Ty::Int, row.span, "roll");
             self.check_off_table(t, &ro, row.span);
             let dst = self.dst();
-            self.emit(Op::Lookup { dst, table: t as u16, col: col_r, row: ro.reg });
+            self.emit(Op::Lookup { dst, table: t as u16, col: col_r, row: ro.reg, quiet: self.pure });
             let ty = self.cx.env.table_ty.get(t).cloned().unwrap_or(Ty::Error);
             return Self::out(dst, ty, Iv::ANY);
         }
         if let Some(ti) = self.cx.env.track_index(n) {
             self.cx.env.used.insert(n.clone());
-            let (_, per_side, lo, hi) = self.cx.env.tracks[ti].clone();
-            if !per_side || b.is_some() {
-                self.error(err(
-                    "E0301",
-                    span,
-                    format!(
-                        "track `{n}` is read as {}",
-                        if per_side { "name[side]" } else { "a plain name" }
-                    ),
-                ));
+            let (_, _, lo, hi) = self.cx.env.tracks[ti].clone();
+            let arity = self.track_arity(ti);
+            if arity != 1 + usize::from(b.is_some()) {
+                let form = self.track_form(ti);
+                self.error(err("E0301", span, format!("track `{n}` is read as {form}")));
+            }
+            if let (2, Some(b)) = (arity, b) {
+                let Some((ti, ra, rb)) =
+                    self.track_keys(&Ident { name: n.clone(), span: base.span }, &[a, b], span)
+                else {
+                    return Self::out(self.temp(), Ty::Int, Iv::new(lo, hi));
+                };
+                let dst = self.dst();
+                self.emit(Op::TrackGet2 { dst, track: ti as u16, a: ra, b: rb });
+                return Self::out(dst, Ty::Int, Iv::new(lo, hi));
             }
             let idx_ty = self.track_index_ty(ti);
             let s = self.expr(a);
@@ -1915,13 +2032,35 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if let Some(sig) = self.cx.env.callables.get(&name.name).cloned() {
             self.cx.env.used.insert(name.name.clone());
             if sig.kind == CallableKind::Procedure {
-                self.error(err(
-                    "E0301",
-                    span,
-                    format!("`{}` is a procedure: use `call {}(...)` as a statement", name.name, name.name),
-                ));
+                if sig.ret == Ty::Nil {
+                    self.error(err(
+                        "E0301",
+                        span,
+                        format!(
+                            "`{}` is a procedure that returns no value: use `call {}(...)` as a statement",
+                            name.name, name.name
+                        ),
+                    ));
+                } else if self.pure {
+                    self.error(
+                        err(
+                            "E0304",
+                            span,
+                            format!(
+                                "procedure `{}` may change the game: not allowed in a {}",
+                                name.name, self.what
+                            ),
+                        )
+                        .with_note("call it where effects are allowed and pass its value to the pure code"),
+                    );
+                }
             }
             return self.call_user(&sig, name, args, span);
+        }
+        if name.name == "union" && args.len() == 2 {
+            let x = self.expr(&args[0]);
+            let y = self.expr(&args[1]);
+            return self.list_pair(Builtin::Union, "`union`", &x, &y, span);
         }
         let Some(bi) = self.cx.builtins.iter().position(|b| b.name == name.name) else {
             let mut cands: Vec<String> = self.cx.env.callables.keys().cloned().collect();
@@ -2018,6 +2157,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if b == Builtin::First {
             ret = list_elem.clone();
         }
+        // A lookup in pure code is an evaluation, not an event: not logged.
+        let b = match b {
+            Builtin::LookupShifted if self.pure => Builtin::LookupShiftedQuiet,
+            Builtin::LookupOdds if self.pure => Builtin::LookupOddsQuiet,
+            other => other,
+        };
         let dst = self.dst();
         let mut a = [NO_REG; 5];
         for (i, (r, _)) in regs.iter().take(5).enumerate() {
@@ -2126,14 +2271,120 @@ impl<'c, 'a> FnCx<'c, 'a> {
         }
     }
 
+    /// `a + b` of lists, `union(a, b)`: two lists of one element type, a list of it.
+    fn list_pair(&mut self, b: Builtin, what: &str, x: &Out, y: &Out, span: Span) -> Out {
+        let g = self.cx.env.group_names();
+        let ok = match (&x.ty, &y.ty) {
+            (Ty::List(_), Ty::List(_)) => x.ty.fits(&y.ty) || y.ty.fits(&x.ty),
+            (Ty::Error, _) | (_, Ty::Error) => true,
+            _ => false,
+        };
+        if !ok {
+            let m =
+                format!("{what} needs two lists of one type, found {} and {}", x.ty.name(&g), y.ty.name(&g));
+            self.error(err("E0301", span, m));
+            return Self::out(self.temp(), Ty::Error, Iv::ANY);
+        }
+        let dst = self.dst();
+        let mut a = [NO_REG; 5];
+        a[0] = x.reg;
+        a[1] = y.reg;
+        self.emit(Op::Builtin { b, dst, a, argc: 2 });
+        Self::out(dst, x.ty.clone().join(y.ty.clone()), Iv::ANY)
+    }
+
+    /// The number of keys of a track: 0 (plain), 1 or 2.
+    fn track_arity(&self, ti: usize) -> usize {
+        let keyed = self.cx.env.tracks.get(ti).map(|t| t.1).unwrap_or(false);
+        let second = self.cx.env.track_second.get(ti).map(|s| s.is_some()).unwrap_or(false);
+        usize::from(keyed) + usize::from(second)
+    }
+
+    /// How a track is written with its keys, for messages: `t`, `t[side]`, `t[side, Border]`.
+    fn track_form(&self, ti: usize) -> String {
+        let g = self.cx.env.group_names();
+        let name = self.cx.env.tracks.get(ti).map(|t| t.0.clone()).unwrap_or_default();
+        let key = |t: Ty| match t {
+            Ty::Side => "side".to_string(),
+            Ty::Unit => "unit".to_string(),
+            Ty::Hex => "hex".to_string(),
+            // `per border`: indexed by `border(a, b)`.
+            Ty::Int => "border(a, b)".to_string(),
+            other => other.name(&g),
+        };
+        match self.track_arity(ti) {
+            0 => name,
+            1 => format!("{name}[{}]", key(self.track_index_ty(ti))),
+            _ => format!("{name}[{}, {}]", key(self.track_index_ty(ti)), key(self.track_key2_ty(ti))),
+        }
+    }
+
+    /// The type of a track's second key.
+    fn track_key2_ty(&self, ti: usize) -> Ty {
+        match self.cx.env.track_second.get(ti) {
+            Some(Some(TrackKey::Side)) => Ty::Side,
+            Some(Some(TrackKey::Unit)) => Ty::Unit,
+            Some(Some(TrackKey::Group(g))) => match self.cx.env.groups.iter().position(|x| x.0 == g.name) {
+                Some(gi) => Ty::Code(gi),
+                None => Ty::Error,
+            },
+            _ => Ty::Error,
+        }
+    }
+
+    /// Compile a track's keys: their registers (NO_REG where absent), or None after an
+    /// error (E0113 unknown track, E0301 wrong number or type of keys).
+    fn track_keys(&mut self, track: &Ident, keys: &[&Expr], span: Span) -> Option<(usize, Reg, Reg)> {
+        let Some(ti) = self.cx.env.track_index(&track.name) else {
+            let cands: Vec<String> = self.cx.env.tracks.iter().map(|t| t.0.clone()).collect();
+            let mut d = err("E0113", track.span, format!("unknown track `{}`", track.name));
+            if let Some(s) = suggest(&track.name, cands.iter().map(|s| s.as_str())) {
+                d = d.with_note(format!("did you mean `{s}`?"));
+            }
+            self.error(d);
+            return None;
+        };
+        self.cx.env.used.insert(track.name.clone());
+        let arity = self.track_arity(ti);
+        if keys.len() != arity {
+            let form = self.track_form(ti);
+            let m = format!("track `{}` has {arity} key(s), {} given: write {form}", track.name, keys.len());
+            self.error(err("E0301", span, m));
+            return None;
+        }
+        let mut regs = [NO_REG; 2];
+        for (i, k) in keys.iter().enumerate() {
+            let want = if i == 0 { self.track_index_ty(ti) } else { self.track_key2_ty(ti) };
+            let o = self.expr(k);
+            self.expect_ty(&o, &want, k.span, "track key");
+            // Keys are kept in their own registers: the value is computed after them.
+            let r = self.temp();
+            self.emit(Op::Mov { dst: r, src: o.reg });
+            regs[i] = r;
+        }
+        Some((ti, regs[0], regs[1]))
+    }
+
+    /// `set t[..] = v;` or (with `add`) `adjust t[a, b] by v;`.
+    fn track_put(&mut self, track: &Ident, keys: &[&Expr], value: &Expr, add: bool, span: Span) {
+        let what = if add { "`adjust`" } else { "`set` of a track" };
+        if !self.effect_allowed(span, what) {
+            return;
+        }
+        let Some((ti, a, b)) = self.track_keys(track, keys, span) else { return };
+        let v = self.expr(value);
+        self.expect_ty(&v, &Ty::Int, value.span, if add { "adjustment" } else { "track value" });
+        self.emit(Op::TrackPut { track: ti as u16, a, b, v: v.reg, add });
+    }
+
     /// The type a track is indexed by: a unit, a side, or a code of its `results` group.
     fn track_index_ty(&self, ti: usize) -> Ty {
         if self.cx.env.track_per_unit.get(ti).copied().unwrap_or(false) {
             return Ty::Unit;
         }
         match self.cx.env.track_key.get(ti) {
-            Some(kriegsspiel_runtime::program::TrackKey::Space) => return Ty::Hex,
-            Some(kriegsspiel_runtime::program::TrackKey::Border) => return Ty::Int,
+            Some(kriegsspiel_runtime::program::SpaceKey::Space) => return Ty::Hex,
+            Some(kriegsspiel_runtime::program::SpaceKey::Border) => return Ty::Int,
             _ => {}
         }
         if let Some(Some(g)) = self.cx.env.track_group.get(ti) {

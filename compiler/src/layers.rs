@@ -341,8 +341,11 @@ fn same_shape(a: &DeclKind, b: &DeclKind) -> bool {
         (DeclKind::Fn { params: pa, ret: ra, .. }, DeclKind::Fn { params: pb, ret: rb, .. }) => {
             param_types(pa) == param_types(pb) && type_text(ra) == type_text(rb)
         }
-        (DeclKind::Procedure { params: pa, .. }, DeclKind::Procedure { params: pb, .. })
-        | (DeclKind::Interrupt { params: pa, .. }, DeclKind::Interrupt { params: pb, .. }) => {
+        (
+            DeclKind::Procedure { params: pa, ret: ra, .. },
+            DeclKind::Procedure { params: pb, ret: rb, .. },
+        ) => param_types(pa) == param_types(pb) && ra.as_ref().map(type_text) == rb.as_ref().map(type_text),
+        (DeclKind::Interrupt { params: pa, .. }, DeclKind::Interrupt { params: pb, .. }) => {
             param_types(pa) == param_types(pb)
         }
         (DeclKind::Modifiers(ma), DeclKind::Modifiers(mb)) => {

@@ -81,7 +81,7 @@ pub fn scenario(env: &mut Env, s: &Scenario, para: &str, diags: &mut Vec<Diagnos
             continue;
         };
         env.used.insert(ts.track.name.clone());
-        if env.track_key.get(t).is_some_and(|k| *k != kriegsspiel_runtime::program::TrackKey::None) {
+        if env.track_key.get(t).is_some_and(|k| *k != kriegsspiel_runtime::program::SpaceKey::None) {
             diags.push(e(
                 "E0301",
                 ts.track.span,
@@ -97,6 +97,14 @@ pub fn scenario(env: &mut Env, s: &Scenario, para: &str, diags: &mut Vec<Diagnos
                     "track `{}` is per unit: its values start from the counters' `{}` ratings",
                     ts.track.name, ts.track.name
                 ),
+            ));
+            continue;
+        }
+        if env.track_second.get(t).map(|s| s.is_some()).unwrap_or(false) {
+            diags.push(e(
+                "E0301",
+                ts.track.span,
+                format!("track `{}` has two keys: it starts at the low end of its range", ts.track.name),
             ));
             continue;
         }

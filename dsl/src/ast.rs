@@ -146,6 +146,8 @@ pub enum DeclKind {
         per_unit: bool,
         /// `per Country`: one value per code of a `results` group.
         per_group: Option<Ident>,
+        /// A second key (`track crossed per side per Border`): one value per pair.
+        second: Option<TrackKey>,
         range: IntRange,
     },
     Terrain {
@@ -173,6 +175,8 @@ pub enum DeclKind {
     Procedure {
         name: Ident,
         params: Vec<Param>,
+        /// `-> Int`: the procedure returns a value (`return e;`) and is called in expressions.
+        ret: Option<TypeExpr>,
         body: Block,
     },
     Movement(Vec<Hook>),
@@ -351,6 +355,8 @@ pub struct Modifiers {
 #[derive(Clone, Debug, Serialize)]
 pub struct ModifierLine {
     pub anchor: Option<Anchor>,
+    /// Further anchors (`§7.2 §7.3 +1 when ...`): paragraphs the line also encodes.
+    pub also: Vec<Anchor>,
     pub effect: ModEffect,
     pub when: Expr,
     pub span: Span,
@@ -582,6 +588,9 @@ pub struct Block {
 #[derive(Clone, Debug, Serialize)]
 pub struct Stmt {
     pub anchor: Option<Anchor>,
+    /// Further anchors of the statement: paragraphs it also encodes (its events carry
+    /// the first anchor's paragraph).
+    pub also: Vec<Anchor>,
     pub kind: StmtKind,
     pub span: Span,
 }
@@ -596,6 +605,12 @@ pub enum StmtKind {
     },
     Set {
         name: Ident,
+        value: Expr,
+    },
+    /// `set t[k] = e;` / `set t[a, b] = e;`: a keyed track set to a value.
+    SetTrack {
+        track: Ident,
+        index: Vec<Expr>,
         value: Expr,
     },
     If {
@@ -625,7 +640,8 @@ pub enum StmtKind {
         name: Ident,
         args: Vec<Expr>,
     },
-    Return,
+    /// `return;` or, in a procedure with a result type, `return e;`.
+    Return(Option<Expr>),
     /// `break;`: leave the innermost `while`, `for` or `turns` loop.
     Break,
     Move {
@@ -635,6 +651,8 @@ pub enum StmtKind {
     Eliminate(Expr),
     Remove(Expr),
     LoseStep(Expr),
+    /// `regain_step u;`: the unit goes back up one step (no effect at full strength).
+    RegainStep(Expr),
     Mark {
         target: Expr,
         marker: Ident,
@@ -646,6 +664,8 @@ pub enum StmtKind {
     Adjust {
         track: Ident,
         index: Option<Expr>,
+        /// The second key of a track with two keys (`adjust t[a, b] by n;`).
+        index2: Option<Expr>,
         by: Expr,
     },
     Retreat {
@@ -729,6 +749,17 @@ pub enum ExprKind {
     Is(Box<Expr>, Ident),
     Has(Box<Expr>, Ident),
     Roll(Dice),
+    /// `roll n d6`: `n` dice thrown at once, each die's value in a `List<Int>`.
+    RollPool {
+        count: Box<Expr>,
+        sides: u32,
+    },
+    /// `let x = e; body` (from a `fn` body block): `x` is bound in `body`.
+    Let {
+        name: Ident,
+        value: Box<Expr>,
+        body: Box<Expr>,
+    },
     /// `draw from Cup`: a random value taken out of the cup (nothing if it is empty).
     DrawFrom(Ident),
     Choose {
@@ -737,6 +768,8 @@ pub enum ExprKind {
         by: Box<Expr>,
         prefer: Option<Box<Expr>>,
         or_none: bool,
+        /// `or none prefer S`: the score of declining (0 when absent).
+        none_score: Option<Box<Expr>>,
         what: String,
     },
     Quant {
@@ -747,4 +780,12 @@ pub enum ExprKind {
         body: Option<Box<Expr>>,
     },
     List(Vec<Expr>),
+}
+
+/// A key of a track (`per side`, `per unit`, `per Country`).
+#[derive(Clone, Debug, Serialize)]
+pub enum TrackKey {
+    Side,
+    Unit,
+    Group(Ident),
 }

@@ -333,14 +333,29 @@ impl Lowerer {
             }
             Rule::track_decl => {
                 let name = self.ident(k.next());
-                let per_side = k.opt(Rule::per_side).is_some();
-                let per_unit = k.opt(Rule::per_unit).is_some();
-                let per_group = k.opt(Rule::per_group).map(|g| {
-                    let mut it = g.into_inner();
-                    self.ident(it.next().expect("per_group holds its name"))
-                });
+                let mut keys = Vec::new();
+                while let Some(key) = k.opt(Rule::track_key) {
+                    let Some(inner) = key.into_inner().next() else { continue };
+                    keys.push(match inner.as_rule() {
+                        Rule::per_side => TrackKey::Side,
+                        Rule::per_unit => TrackKey::Unit,
+                        _ => {
+                            let mut it = inner.into_inner();
+                            TrackKey::Group(self.ident(it.next().expect("per_group holds its name")))
+                        }
+                    });
+                }
+                let mut keys = keys.into_iter();
+                let first = keys.next();
+                let second = keys.next();
+                let per_side = matches!(first, Some(TrackKey::Side));
+                let per_unit = matches!(first, Some(TrackKey::Unit));
+                let per_group = match first {
+                    Some(TrackKey::Group(g)) => Some(g),
+                    _ => None,
+                };
                 let range = self.int_range(k.next());
-                DeclKind::Track { name, per_side, per_unit, per_group, range }
+                DeclKind::Track { name, per_side, per_unit, per_group, second, range }
             }
             Rule::terrain_decl | Rule::hexside_decl => {
                 let name = self.ident(k.next());
@@ -372,14 +387,16 @@ impl Lowerer {
                 let name = self.ident(k.next());
                 let params = self.params(k.next());
                 let ret = self.type_expr(k.next());
-                let body = self.expr(k.next());
+                let b = k.next();
+                let body = if b.as_rule() == Rule::fn_block { self.fn_block(b) } else { self.expr(b) };
                 DeclKind::Fn { name, params, ret, body }
             }
             Rule::procedure_decl => {
                 let name = self.ident(k.next());
                 let params = self.params(k.next());
+                let ret = k.opt(Rule::proc_ret).map(|r| self.type_expr(Kids::of(r).next()));
                 let body = self.block(k.next());
-                DeclKind::Procedure { name, params, body }
+                DeclKind::Procedure { name, params, ret, body }
             }
             Rule::movement_decl => DeclKind::Movement(k.rest().map(|h| self.hook(h)).collect()),
             Rule::retreat_decl => DeclKind::Retreat(k.rest().map(|h| self.hook(h)).collect()),
@@ -595,7 +612,7 @@ impl Lowerer {
     fn modifier_line(&mut self, p: P) -> ModifierLine {
         let span = self.span(&p);
         let mut k = Kids::of(p);
-        let anchor = k.opt(Rule::anchor).map(|a| self.anchor(a));
+        let (anchor, also) = self.anchors(&mut k);
         let eff = Kids::of(k.next()).next();
         let effect = if eff.as_rule() == Rule::mod_add {
             let mut ek = Kids::of(eff);
@@ -630,7 +647,7 @@ impl Lowerer {
             ModEffect::Mul { num, den }
         };
         let when = self.expr(k.next());
-        ModifierLine { anchor, effect, when, span }
+        ModifierLine { anchor, also, effect, when, span }
     }
 
     // ------------------------------------------------------------ functions, hooks
@@ -965,10 +982,20 @@ impl Lowerer {
     fn stmt(&mut self, p: P) -> Stmt {
         let span = self.span(&p);
         let mut k = Kids::of(p);
-        let anchor = k.opt(Rule::anchor).map(|a| self.anchor(a));
+        let (anchor, also) = self.anchors(&mut k);
         let body = Kids::of(k.next()).next();
         let kind = self.stmt_kind(body);
-        Stmt { anchor, kind, span }
+        Stmt { anchor, also, kind, span }
+    }
+
+    /// Leading anchors: the first, and any further ones.
+    fn anchors(&mut self, k: &mut Kids) -> (Option<Anchor>, Vec<Anchor>) {
+        let mut all = Vec::new();
+        while let Some(a) = k.opt(Rule::anchor) {
+            all.push(self.anchor(a));
+        }
+        let mut it = all.into_iter();
+        (it.next(), it.collect())
     }
 
     fn stmt_kind(&mut self, p: P) -> StmtKind {
@@ -976,6 +1003,11 @@ impl Lowerer {
         let mut k = Kids::of(p);
         match rule {
             Rule::sealed_stmt => StmtKind::Sealed(self.block(k.next())),
+            Rule::set_stmt if k.it.clone().nth(1).map(|p| p.as_rule()) == Some(Rule::track_keys) => {
+                let track = self.ident(k.next());
+                let index = k.next().into_inner().map(|e| self.expr(e)).collect();
+                StmtKind::SetTrack { track, index, value: self.expr(k.next()) }
+            }
             Rule::let_stmt | Rule::set_stmt => {
                 let name = self.ident(k.next());
                 let value = self.expr(k.next());
@@ -988,6 +1020,7 @@ impl Lowerer {
             Rule::if_stmt => {
                 let cond = self.expr(k.next());
                 let then = self.block(k.next());
+                let (anchor, also) = self.anchors(&mut k);
                 let els = k.it.next().map(|e| {
                     if e.as_rule() == Rule::block {
                         self.block(e)
@@ -1001,7 +1034,7 @@ impl Lowerer {
                         }
                         let kind = self.stmt_kind(e);
                         self.depth -= 1;
-                        Block { stmts: vec![Stmt { anchor: None, kind, span }], span }
+                        Block { stmts: vec![Stmt { anchor, also, kind, span }], span }
                     }
                 });
                 StmtKind::If { cond, then, els }
@@ -1030,7 +1063,7 @@ impl Lowerer {
                 let args = k.next().into_inner().map(|e| self.expr(e)).collect();
                 StmtKind::Call { name, args }
             }
-            Rule::return_stmt => StmtKind::Return,
+            Rule::return_stmt => StmtKind::Return(k.it.next().map(|e| self.expr(e))),
             Rule::break_stmt => StmtKind::Break,
             Rule::move_stmt => {
                 let unit = self.expr(k.next());
@@ -1039,6 +1072,7 @@ impl Lowerer {
             Rule::eliminate_stmt => StmtKind::Eliminate(self.expr(k.next())),
             Rule::remove_stmt => StmtKind::Remove(self.expr(k.next())),
             Rule::lose_step_stmt => StmtKind::LoseStep(self.expr(k.next())),
+            Rule::regain_step_stmt => StmtKind::RegainStep(self.expr(k.next())),
             Rule::mark_stmt | Rule::unmark_stmt => {
                 let target = self.expr(k.next());
                 let marker = self.ident(k.next());
@@ -1050,11 +1084,14 @@ impl Lowerer {
             }
             Rule::adjust_stmt => {
                 let track = self.ident(k.next());
-                let first = self.expr(k.next());
-                match k.it.next() {
-                    Some(by) => StmtKind::Adjust { track, index: Some(first), by: self.expr(by) },
-                    None => StmtKind::Adjust { track, index: None, by: first },
+                let mut index = None;
+                let mut index2 = None;
+                if let Some(keys) = k.opt(Rule::track_keys) {
+                    let mut it = keys.into_inner();
+                    index = it.next().map(|e| self.expr(e));
+                    index2 = it.next().map(|e| self.expr(e));
                 }
+                StmtKind::Adjust { track, index, index2, by: self.expr(k.next()) }
             }
             Rule::retreat_stmt => {
                 let unit = self.expr(k.next());
@@ -1164,6 +1201,38 @@ impl Lowerer {
         e
     }
 
+    /// A `fn` body block `{ let a = e; ...; result }`: nested `Let` expressions.
+    fn fn_block(&mut self, p: P) -> Expr {
+        let block_span = self.span(&p);
+        let mut lets = Vec::new();
+        let mut result = None;
+        for c in p.into_inner() {
+            if c.as_rule() == Rule::let_stmt {
+                let start = self.span(&c).start;
+                let mut k = Kids::of(c);
+                let name = self.ident(k.next());
+                let value = self.expr(k.next());
+                lets.push((start, name, value));
+            } else {
+                result = Some(self.expr(c));
+            }
+        }
+        if lets.len() as u32 > MAX_DEPTH {
+            self.diags.push(Diagnostic::error(
+                "E0004",
+                block_span,
+                format!("this fn body binds more than {MAX_DEPTH} names: split it into helper functions"),
+            ));
+            lets.truncate(MAX_DEPTH as usize);
+        }
+        let mut e = result.unwrap_or(Expr { kind: ExprKind::Int(0), span: block_span });
+        for (start, name, value) in lets.into_iter().rev() {
+            let span = Span { start, ..block_span };
+            e = Expr { kind: ExprKind::Let { name, value: Box::new(value), body: Box::new(e) }, span };
+        }
+        e
+    }
+
     fn boxed(&mut self, p: P) -> Box<Expr> {
         Box::new(self.expr(p))
     }
@@ -1206,6 +1275,28 @@ impl Lowerer {
             Rule::hex_ref => ExprKind::Hex(Kids::of(p).next().as_str().to_string()),
             Rule::ident => ExprKind::Name(p.as_str().to_string()),
             Rule::roll_expr => ExprKind::Roll(self.dice(Kids::of(p).next())),
+            Rule::roll_pool => {
+                let mut k = Kids::of(p);
+                let count = k.next();
+                let count = match count.clone().into_inner().next() {
+                    Some(inner) => self.boxed(inner),
+                    None => self.boxed(count),
+                };
+                let die = k.next();
+                let dspan = self.span(&die);
+                let sides = match die.as_str()[1..].parse::<u32>() {
+                    Ok(s) if s > 0 => s,
+                    _ => {
+                        self.diags.push(Diagnostic::error(
+                            "E0002",
+                            dspan,
+                            format!("dice `{}`: dice must have from 1 to {} sides", die.as_str(), u32::MAX),
+                        ));
+                        1
+                    }
+                };
+                ExprKind::RollPool { count, sides }
+            }
             Rule::draw_expr => ExprKind::DrawFrom(self.ident(Kids::of(p).next())),
             Rule::call_expr => {
                 let mut k = Kids::of(p);
@@ -1220,9 +1311,12 @@ impl Lowerer {
                 let from = self.boxed(k.next());
                 let by = self.boxed(k.next());
                 let prefer = k.opt(Rule::prefer_clause).map(|c| self.boxed(c));
-                let or_none = k.opt(Rule::or_none).is_some();
+                let none = k.opt(Rule::or_none);
+                let or_none = none.is_some();
+                let none_score =
+                    none.and_then(|p| p.into_inner().next()).map(|np| self.boxed(Kids::of(np).next()));
                 let what = self.string(k.next());
-                ExprKind::Choose { var, from, by, prefer, or_none, what }
+                ExprKind::Choose { var, from, by, prefer, or_none, none_score, what }
             }
             Rule::quant_expr => {
                 let mut k = Kids::of(p);

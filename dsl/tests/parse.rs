@@ -107,7 +107,9 @@ fn sx(e: &Expr) -> String {
         K::Is(x, c) => format!("(is {} {})", sx(x), c.name),
         K::Has(x, c) => format!("(has {} {})", sx(x), c.name),
         K::Roll(d) => format!("(roll {}d{})", d.count, d.sides),
-        K::Choose { var, from, by, prefer, or_none, what } => format!(
+        K::RollPool { count, sides } => format!("(pool {} d{sides})", sx(count)),
+        K::Let { name, value, body } => format!("(let {} {} {})", name.name, sx(value), sx(body)),
+        K::Choose { var, from, by, prefer, or_none, what, .. } => format!(
             "(choose {} {} {} {} {} {:?})",
             var.name,
             sx(from),
@@ -567,10 +569,10 @@ fn fn_and_procedure_declarations() {
         k => panic!("{k:?}"),
     }
     match &b.decls[2].kind {
-        DeclKind::Procedure { name, params, body } => {
+        DeclKind::Procedure { name, params, ret: None, body } => {
             assert_eq!(name.name, "rally");
             assert_eq!(params.len(), 1);
-            assert!(matches!(body.stmts[0].kind, StmtKind::Return));
+            assert!(matches!(body.stmts[0].kind, StmtKind::Return(None)));
             assert_eq!(slice(text, body.span), "{ return; }");
         }
         k => panic!("{k:?}"),
@@ -806,7 +808,7 @@ fn let_set_and_simple_statements() {
     let k: Vec<&StmtKind> = s.iter().map(|s| &s.kind).collect();
     assert!(matches!(k[0], StmtKind::Let { name, value } if name.name == "r" && sx(value) == "(roll 1d6)"));
     assert!(matches!(k[1], StmtKind::Set { name, value } if name.name == "r" && sx(value) == "(Add r 1)"));
-    assert!(matches!(k[2], StmtKind::Return));
+    assert!(matches!(k[2], StmtKind::Return(None)));
     assert!(matches!(k[3], StmtKind::Move { unit, to } if sx(unit) == "u" && sx(to) == "@0412"));
     assert!(matches!(k[4], StmtKind::Eliminate(e) if sx(e) == "u"));
     assert!(matches!(k[5], StmtKind::Remove(e) if sx(e) == "u"));
@@ -848,7 +850,7 @@ fn control_flow_statements() {
     assert_eq!(els.stmts.len(), 1);
     assert!(slice(&text, els.span).starts_with("if r == 6"));
     let StmtKind::If { els: Some(last), .. } = &els.stmts[0].kind else { panic!() };
-    assert!(matches!(last.stmts[0].kind, StmtKind::Return));
+    assert!(matches!(last.stmts[0].kind, StmtKind::Return(None)));
     assert!(matches!(&s[1].kind, StmtKind::If { els: None, then, .. } if then.stmts.is_empty()));
     match &s[2].kind {
         StmtKind::For { var, iter, body } => {
@@ -878,10 +880,16 @@ fn control_flow_statements() {
 #[test]
 fn adjust_and_retreat_statements() {
     match stmt("adjust aml[side] by -2;") {
-        StmtKind::Adjust { track, index, by } => {
+        StmtKind::Adjust { track, index, index2: None, by } => {
             assert_eq!(track.name, "aml");
             assert_eq!(sx(&index.unwrap()), "side");
             assert_eq!(sx(&by), "-2");
+        }
+        k => panic!("{k:?}"),
+    }
+    match stmt("adjust crossed[side, North] by 1;") {
+        StmtKind::Adjust { index: Some(a), index2: Some(b), by, .. } => {
+            assert_eq!((sx(&a), sx(&b), sx(&by)), ("side".into(), "North".into(), "1".into()))
         }
         k => panic!("{k:?}"),
     }
@@ -1354,4 +1362,50 @@ fn cups_parse() {
     );
     assert!(matches!(&body.stmts[1].kind, StmtKind::Empty(c) if c.name == "Commands"));
     assert!(matches!(&body.stmts[2].kind, StmtKind::Let { value, .. } if sx(value) == "(draw Commands)"));
+}
+
+#[test]
+fn state_and_procedure_forms_of_issue_18() {
+    // Tracks set in one statement, with zero, one or two keys.
+    match stmt("set morale = 3;") {
+        StmtKind::Set { name, value } => assert_eq!((name.name.as_str(), sx(&value)), ("morale", "3".into())),
+        k => panic!("{k:?}"),
+    }
+    match stmt("set crossed[side, North] = 0;") {
+        StmtKind::SetTrack { track, index, value } => {
+            assert_eq!(track.name, "crossed");
+            assert_eq!(index.iter().map(sx).collect::<Vec<_>>(), ["side", "North"]);
+            assert_eq!(sx(&value), "0");
+        }
+        k => panic!("{k:?}"),
+    }
+    // Returns with and without a value; steps regained.
+    assert!(matches!(stmt("return x + 1;"), StmtKind::Return(Some(e)) if sx(&e) == "(Add x 1)"));
+    assert!(matches!(stmt("regain_step u;"), StmtKind::RegainStep(e) if sx(&e) == "u"));
+    // Dice pools: `roll 2d6` stays a sum, `roll 2 d6` / `roll n d6` / `roll (n + 1) d6` are pools.
+    assert_eq!(ex("roll 2d6"), "(roll 2d6)");
+    assert_eq!(ex("roll 2 d6"), "(pool 2 d6)");
+    assert_eq!(ex("roll n d10"), "(pool n d10)");
+    assert_eq!(ex("roll (n + 1) d6"), "(pool (Add n 1) d6)");
+    // A fn body with `let`s: nested Let expressions.
+    let text = "§1 fn f(a: Int) -> Int { let b = a + 1; let c = b * 2; c - a }";
+    match decl(text).kind {
+        DeclKind::Fn { body, .. } => assert_eq!(sx(&body), "(let b (Add a 1) (let c (Mul b 2) (Sub c a)))"),
+        k => panic!("{k:?}"),
+    }
+    // A procedure with a result; a track with two keys.
+    match decl("§1 procedure p(s: Side) -> Int { return 1; }").kind {
+        DeclKind::Procedure { ret: Some(TypeExpr::Named(t)), .. } => assert_eq!(t.name, "Int"),
+        k => panic!("{k:?}"),
+    }
+    match decl("§1 track crossed per side per Border: 0..5").kind {
+        DeclKind::Track { per_side: true, second: Some(TrackKey::Group(g)), range, .. } => {
+            assert_eq!((g.name.as_str(), range.hi), ("Border", 5))
+        }
+        k => panic!("{k:?}"),
+    }
+    match decl("§1 track hits per unit per side: 0..5").kind {
+        DeclKind::Track { per_unit: true, second: Some(TrackKey::Side), .. } => {}
+        k => panic!("{k:?}"),
+    }
 }

@@ -327,14 +327,20 @@ fn describe(
             push(name, "marker", format!("on {target:?}").to_lowercase());
             named(name, "marker")
         }
-        DeclKind::Track { name, per_side, per_unit, per_group, range } => {
-            let per = if *per_side {
+        DeclKind::Track { name, per_side, per_unit, per_group, second, range } => {
+            let mut per = if *per_side {
                 " per side".to_string()
             } else if *per_unit {
                 " per unit".to_string()
             } else {
                 per_group.as_ref().map(|g| format!(" per {}", g.name)).unwrap_or_default()
             };
+            match second {
+                Some(ast::TrackKey::Side) => per.push_str(" per side"),
+                Some(ast::TrackKey::Unit) => per.push_str(" per unit"),
+                Some(ast::TrackKey::Group(g)) => per.push_str(&format!(" per {}", g.name)),
+                None => {}
+            }
             push(name, "track", format!("{}..{}{per}", range.lo, range.hi));
             named(name, "track")
         }
@@ -367,8 +373,10 @@ fn describe(
             push(name, "fn", format!("fn({}) -> {}", params(text, ps), slice(text, ret.span(), ret.span())));
             named(name, "fn")
         }
-        DeclKind::Procedure { name, params: ps, .. } => {
-            push(name, "procedure", format!("procedure({})", params(text, ps)));
+        DeclKind::Procedure { name, params: ps, ret, .. } => {
+            let ret =
+                ret.as_ref().map(|r| format!(" -> {}", slice(text, r.span(), r.span()))).unwrap_or_default();
+            push(name, "procedure", format!("procedure({}){ret}", params(text, ps)));
             named(name, "procedure")
         }
         DeclKind::Movement(_) => ("movement".into(), "movement", d.span),

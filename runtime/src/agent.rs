@@ -24,6 +24,8 @@ pub struct ChoiceRequest<'a> {
     pub scores: Option<&'a [i64]>,
     /// May the agent decline?
     pub or_none: bool,
+    /// The rulebook's score of declining (`or none prefer S`), if given; 0 otherwise.
+    pub none_score: Option<i64>,
 }
 
 /// An answer: an option index, or `None` to decline (only when `or_none`).
@@ -78,8 +80,9 @@ impl Agent for RandomAgent {
 
 /// Takes the option with the greatest rulebook preference; ties go to a seeded random
 /// pick among the best, so that heuristic games still vary by seed. Without scores it
-/// takes the first option, and it never declines when an option exists... unless every
-/// option scores below zero and declining is allowed.
+/// takes the first option. Where declining is allowed it declines when declining scores
+/// better than every option: the rulebook's `or none prefer S` score, else 0 (so by
+/// default it declines when every option scores below zero).
 pub struct HeuristicAgent {
     dice: Dice,
 }
@@ -100,7 +103,7 @@ impl Agent for HeuristicAgent {
         }
         let Some(scores) = req.scores else { return Some(0) };
         let best = scores.iter().copied().max()?;
-        if best < 0 && req.or_none {
+        if req.or_none && req.none_score.unwrap_or(0) > best {
             return None;
         }
         let ties: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] == best).collect();
@@ -204,6 +207,7 @@ mod tests {
             labels,
             scores,
             or_none: false,
+            none_score: None,
         }
     }
 

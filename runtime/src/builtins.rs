@@ -234,14 +234,33 @@ impl<'p> Vm<'p> {
                 let exits = self.prog.map.exit_edges;
                 Value::Bool((0..6).any(|d| self.board.exit_bits(h, d) & exits != 0))
             }
-            Builtin::LookupShifted => {
+            Builtin::LookupShifted | Builtin::LookupShiftedQuiet => {
                 let t = idx(a(0))?;
                 let key = as_int(a(1))?;
                 let shift = as_int(a(2))?;
                 let roll = as_int(a(3))?;
-                self.lookup(t, key, shift, roll)?
+                self.lookup(t, key, shift, roll, b == Builtin::LookupShiftedQuiet)?
             }
-            Builtin::LookupOdds => {
+            Builtin::Concat | Builtin::Union => {
+                let mut items: Vec<Value> = self.list(a(0))?.to_vec();
+                items.extend_from_slice(self.list(a(1))?);
+                if b == Builtin::Union {
+                    // First appearances, in order (no hash order: a linear scan).
+                    let mut seen: Vec<Value> = Vec::with_capacity(items.len());
+                    items.retain(|x| {
+                        if seen.contains(x) {
+                            false
+                        } else {
+                            seen.push(*x);
+                            true
+                        }
+                    });
+                }
+                let l = self.new_list();
+                self.lists[l as usize].extend(items);
+                Value::List(l)
+            }
+            Builtin::LookupOdds | Builtin::LookupOddsQuiet => {
                 let t = idx(a(0))?;
                 let attack = as_int(a(1))?;
                 let defense = as_int(a(2))?;
@@ -255,7 +274,14 @@ impl<'p> Vm<'p> {
                         format!("{} has no column for odds {attack}:{defense}", table.name),
                     )
                 })?;
-                self.lookup_at(t, col, shift, roll, format!("{attack}:{defense}"))?
+                self.lookup_at(
+                    t,
+                    col,
+                    shift,
+                    roll,
+                    format!("{attack}:{defense}"),
+                    b == Builtin::LookupOddsQuiet,
+                )?
             }
             Builtin::Min => Value::Int(as_int(a(0))?.min(as_int(a(1))?)),
             Builtin::Max => Value::Int(as_int(a(0))?.max(as_int(a(1))?)),
@@ -311,17 +337,25 @@ impl<'p> Vm<'p> {
     }
 
     /// Table lookup with a column shift; logs a lookup event.
-    pub(crate) fn lookup(&mut self, t: usize, key: i64, shift: i64, roll: i64) -> Exec<Value> {
+    pub(crate) fn lookup(&mut self, t: usize, key: i64, shift: i64, roll: i64, quiet: bool) -> Exec<Value> {
         let prog = self.prog;
         let table = prog.tables.get(t).ok_or_else(|| RuntimeError::new("R0001", "no such table"))?;
         let col0 = table
             .column_of(key)
             .ok_or_else(|| RuntimeError::new("R0006", format!("{} has no column for {key}", table.name)))?;
-        self.lookup_at(t, col0, shift, roll, key.to_string())
+        self.lookup_at(t, col0, shift, roll, key.to_string(), quiet)
     }
 
     /// Lookup in column `col0` shifted by `shift` (clamped to the table), row by `roll`.
-    fn lookup_at(&mut self, t: usize, col0: usize, shift: i64, roll: i64, key: String) -> Exec<Value> {
+    fn lookup_at(
+        &mut self,
+        t: usize,
+        col0: usize,
+        shift: i64,
+        roll: i64,
+        key: String,
+        quiet: bool,
+    ) -> Exec<Value> {
         let prog = self.prog;
         let table = prog.tables.get(t).ok_or_else(|| RuntimeError::new("R0001", "no such table"))?;
         let ncols = table.columns.len() as i64;
@@ -338,7 +372,7 @@ impl<'p> Vm<'p> {
             )
         })?;
         let cell = table.cells.get(row * table.columns.len() + col).copied().unwrap_or(Value::Nil);
-        if self.log.enabled() {
+        if !quiet && self.log.enabled() {
             let colname = match table.odds.get(col) {
                 Some(&(n, d)) => format!("{n}:{d}"),
                 None => {

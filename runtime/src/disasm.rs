@@ -128,6 +128,10 @@ impl Names<'_> {
         self.p.markers.get(m as usize).map(|x| x.name.clone()).unwrap_or_else(|| format!("marker#{m}?"))
     }
 
+    fn track(&self, t: u16) -> String {
+        self.p.tracks.get(t as usize).map(|x| x.name.clone()).unwrap_or_else(|| format!("track#{t}?"))
+    }
+
     fn cup(&self, c: u16) -> String {
         self.p.cups.get(c as usize).map(|x| x.name.clone()).unwrap_or_else(|| format!("cup#{c}?"))
     }
@@ -243,14 +247,31 @@ impl Names<'_> {
             Op::Ret { src } => format!("return {}", r(src)),
             Op::RetNil => "return".into(),
             Op::Roll { dst, count, sides } => format!("{} = roll {count}d{sides}", r(dst)),
-            Op::Lookup { dst, table, row, col } => {
+            Op::Lookup { dst, table, row, col, quiet } => {
                 let t = p.tables.get(table as usize).map(|t| t.name.as_str()).unwrap_or("?");
+                let q = if quiet { "  (not logged)" } else { "" };
                 if col == NO_REG {
-                    format!("{} = {t}[{}]", r(dst), r(row))
+                    format!("{} = {t}[{}]{q}", r(dst), r(row))
                 } else {
-                    format!("{} = {t}[{}][{}]", r(dst), r(row), r(col))
+                    format!("{} = {t}[{}][{}]{q}", r(dst), r(row), r(col))
                 }
             }
+            Op::RollPool { dst, count, sides } => {
+                format!("{} = roll {} d{sides} (each die)", r(dst), r(count))
+            }
+            Op::TrackGet2 { dst, track, a, b } => {
+                format!("{} = track {}[{}, {}]", r(dst), self.track(track), r(a), r(b))
+            }
+            Op::TrackPut { track, a, b, v, add } => {
+                let keys = [a, b].iter().filter(|&&x| x != NO_REG).map(|&x| r(x)).collect::<Vec<_>>();
+                let at = if keys.is_empty() { String::new() } else { format!("[{}]", keys.join(", ")) };
+                if add {
+                    format!("adjust track {}{at} by {}", self.track(track), r(v))
+                } else {
+                    format!("set track {}{at} = {}", self.track(track), r(v))
+                }
+            }
+            Op::RegainStep { u } => format!("regain a step of {}", r(u)),
             Op::Choose { dst, side, list, scores, what, or_none } => format!(
                 "{} = choose {} by {} from {}{}{}",
                 r(dst),

@@ -4,7 +4,10 @@
 use crate::agent::ChoiceRequest;
 use crate::error::{GameResult, RuntimeError};
 use crate::op::{Field, Op, NO_REG};
-use crate::program::{CheckAt, MarkerOn};
+use crate::program::{CheckAt, MarkerOn, TrackKey};
+
+/// The most dice one `roll n d6` throws.
+const MAX_POOL: i64 = 1000;
 use crate::state::{UnitStatus, OFF_MAP};
 use crate::value::Value;
 use crate::vm::{as_bool, as_int, Exec, Halt, Vm};
@@ -132,20 +135,101 @@ impl<'p> Vm<'p> {
                 self.set_reg(base, dst, Value::Int(v));
                 self.event("roll", json!({ "dice": format!("{count}d{sides}"), "value": v }));
             }
-            Op::Lookup { dst, table, col, row } => {
+            Op::Lookup { dst, table, col, row, quiet } => {
                 let key = if col == NO_REG { 0 } else { as_int(self.reg(base, col))? };
                 let roll = as_int(self.reg(base, row))?;
-                let v = self.lookup(table as usize, key, 0, roll)?;
+                let v = self.lookup(table as usize, key, 0, roll, quiet)?;
                 self.set_reg(base, dst, v);
+            }
+            Op::RollPool { dst, count, sides } => {
+                let n = as_int(self.reg(base, count))?;
+                if !(0..=MAX_POOL).contains(&n) {
+                    return Err(RuntimeError::new(
+                        "R0016",
+                        format!("roll of {n} dice: a pool holds 0 to {MAX_POOL} dice"),
+                    )
+                    .into());
+                }
+                let mut faces = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    faces.push(match self.forced_dice.pop_front() {
+                        Some(v) => v,
+                        None => self.dice.roll(1, sides as u32),
+                    });
+                }
+                self.stats.rolls += 1;
+                let l = self.new_list();
+                self.lists[l as usize].extend(faces.iter().map(|&v| Value::Int(v)));
+                self.set_reg(base, dst, Value::List(l));
+                let sum: i64 = faces.iter().sum();
+                self.event(
+                    "roll",
+                    json!({ "dice": format!("{n}d{sides}"), "value": sum, "dice_values": faces }),
+                );
+            }
+            Op::TrackGet2 { dst, track, a, b } => {
+                let slot = self.track_slot2(base, track, a, b)?;
+                let v = self.state.tracks[slot];
+                self.set_reg(base, dst, Value::Int(v));
+            }
+            Op::TrackPut { track, a, b, v, add } => {
+                let x = as_int(self.reg(base, v))?;
+                let slot = if b == NO_REG {
+                    self.track_index_slot(base, track, a)?
+                } else {
+                    self.track_slot2(base, track, a, b)?
+                };
+                let def = &self.prog.tracks[track as usize];
+                let old = self.state.tracks[slot];
+                let new = if add { old.saturating_add(x) } else { x }.clamp(def.lo, def.hi);
+                self.state.tracks[slot] = new;
+                // Effects are logged, not non-events: an adjustment by zero, or a set to
+                // the value the track already holds, writes no line.
+                let changed = if add { x != 0 } else { new != old };
+                if changed && self.log.enabled() {
+                    let of = match (a == NO_REG, b == NO_REG) {
+                        (true, _) => Json::Null,
+                        (false, true) => self.label(self.reg(base, a)),
+                        (false, false) => {
+                            json!([self.label(self.reg(base, a)), self.label(self.reg(base, b))])
+                        }
+                    };
+                    let mut fields = json!({ "track": def.name, "of": of, "by": new - old, "value": new });
+                    if add {
+                        fields["by"] = json!(x);
+                    } else {
+                        fields["set"] = json!(x);
+                    }
+                    self.event("track", fields);
+                }
+                self.check_triggers()?;
+            }
+            Op::RegainStep { u } => {
+                let u = self.unit_of(self.reg(base, u))?;
+                let st = &mut self.state.units[u as usize];
+                if st.status != UnitStatus::OnMap || st.step == 0 {
+                    return Ok(pc);
+                }
+                st.step -= 1;
+                let left = self.prog.counters[u as usize].steps - st.step;
+                let name = self.prog.counters[u as usize].name.clone();
+                self.event("step_gain", json!({ "unit": name, "steps_left": left }));
+                self.check_triggers()?;
             }
             Op::Choose { dst, list, scores, side, what, or_none } => {
                 self.view = None;
                 let options: Vec<Value> = self.list(self.reg(base, list))?.to_vec();
-                let score_vals: Option<Vec<i64>> = if scores == NO_REG || self.reg(base, scores) == Value::Nil
+                let mut score_vals: Option<Vec<i64>> = if scores == NO_REG
+                    || self.reg(base, scores) == Value::Nil
                 {
                     None
                 } else {
                     Some(self.list(self.reg(base, scores))?.iter().map(|v| v.as_int().unwrap_or(0)).collect())
+                };
+                // `or none prefer S`: the score of declining follows the options' scores.
+                let none_score = match score_vals.as_mut() {
+                    Some(v) if v.len() == options.len() + 1 => v.pop(),
+                    _ => None,
                 };
                 let s = match self.reg(base, side) {
                     Value::Side(s) => s,
@@ -180,6 +264,7 @@ impl<'p> Vm<'p> {
                         labels: &labels,
                         scores: score_vals.as_deref(),
                         or_none,
+                        none_score,
                     };
                     let agent = self
                         .agents
@@ -310,10 +395,11 @@ impl<'p> Vm<'p> {
                 let old = self.state.tracks[slot];
                 let new = old.saturating_add(d).clamp(def.lo, def.hi);
                 self.state.tracks[slot] = new;
-                if self.log.enabled() {
+                // An adjustment by zero is not an event of the game: no log line.
+                if d != 0 && self.log.enabled() {
                     let of = match (def.key, who) {
                         // A border by the two spaces it joins: "Paris|Lyon", "0304|0305".
-                        (crate::program::TrackKey::Border, Value::Int(i)) => json!(self.border_label(i)),
+                        (crate::program::SpaceKey::Border, Value::Int(i)) => json!(self.border_label(i)),
                         _ => self.label(who),
                     };
                     self.event("track", json!({ "track": def.name, "of": of, "by": d, "value": new }));
@@ -520,6 +606,17 @@ impl<'p> Vm<'p> {
     /// The state slot of a track read or adjusted with index register `side` (a side, a
     /// unit, or NO_REG for a global track).
     fn track_index_slot(&self, base: usize, track: u16, side: crate::op::Reg) -> Result<usize, RuntimeError> {
+        let index = self.track_key(base, track, side)?;
+        self.prog.track_slot_at(track, index).ok_or_else(|| RuntimeError::new("R0002", "bad track index"))
+    }
+
+    /// The index of a track's (first) key held in register `side` (None for NO_REG).
+    fn track_key(
+        &self,
+        base: usize,
+        track: u16,
+        side: crate::op::Reg,
+    ) -> Result<Option<usize>, RuntimeError> {
         let index = if side == NO_REG {
             None
         } else {
@@ -536,7 +633,29 @@ impl<'p> Vm<'p> {
                 other => return Err(RuntimeError::new("R0002", format!("track index {other:?}"))),
             }
         };
-        self.prog.track_slot_at(track, index).ok_or_else(|| RuntimeError::new("R0002", "bad track index"))
+        Ok(index)
+    }
+
+    /// The slot of a track with two keys from the key registers.
+    fn track_slot2(
+        &self,
+        base: usize,
+        track: u16,
+        a: crate::op::Reg,
+        b: crate::op::Reg,
+    ) -> Result<usize, RuntimeError> {
+        let bad = || RuntimeError::new("R0002", "bad track index");
+        let t = self.prog.tracks.get(track as usize).ok_or_else(bad)?;
+        let first = self.track_key(base, track, a)?.ok_or_else(bad)?;
+        let second = match (&t.second, self.reg(base, b)) {
+            (Some(TrackKey::Side), Value::Side(s)) => s as usize,
+            (Some(TrackKey::Unit), Value::Unit(u)) => u as usize,
+            (Some(TrackKey::Group(codes)), Value::Sym(c)) => {
+                codes.iter().position(|&x| x == c).ok_or_else(bad)?
+            }
+            (_, other) => return Err(RuntimeError::new("R0002", format!("track key {other:?}"))),
+        };
+        self.prog.track_slot2(track, first, second).ok_or_else(bad)
     }
 
     /// A border's name in logs: the two spaces it joins, `A|B` (a hexside at the map edge

@@ -620,7 +620,7 @@ impl<'p> crate::vm::Vm<'p> {
             },
             Op::IsClass { .. } | Op::ListNew { .. } | Op::ListPush { .. } | Op::IterNext { .. } => {}
             Op::HasMarker { obj, marker, .. } => self.note_marker(self.reg(base, obj), marker),
-            Op::TrackGet { .. } => self.rec.global = true,
+            Op::TrackGet { .. } | Op::TrackGet2 { .. } => self.rec.global = true,
             // Dice, lookups (logged), decisions, effects: not a pure reading.
             _ => self.rec.uncacheable = true,
         }

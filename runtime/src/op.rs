@@ -121,6 +121,14 @@ pub enum Builtin {
     LookupShifted,
     /// `lookup_odds(Table, attack, defense, shift, roll) -> cell`: odds-ratio columns.
     LookupOdds,
+    /// `lookup_shifted` and `lookup_odds` in pure code: not logged.
+    LookupShiftedQuiet,
+    LookupOddsQuiet,
+    /// `a + b` on lists: the elements of `a`, then those of `b`.
+    Concat,
+    /// `union(a, b)`: the elements of `a`, then those of `b`, each once, in order of
+    /// first appearance.
+    Union,
     /// `min(a, b)`, `max(a, b)`, `abs(a)`, `ceil_div(a, b)`.
     Min,
     Max,
@@ -348,6 +356,36 @@ pub enum Op {
         table: u16,
         col: Reg,
         row: Reg,
+        /// Not logged: a lookup evaluated in pure code (a `fn`, a modifier set, a
+        /// condition, a score) is an evaluation, not an event of the game.
+        quiet: bool,
+    },
+    /// r[dst] = a List<Int> of r[count] dice of `sides` faces, each die's value;
+    /// logged as one roll event.
+    RollPool {
+        dst: Reg,
+        count: Reg,
+        sides: u16,
+    },
+    /// r[dst] = value of a track with two keys r[a], r[b].
+    TrackGet2 {
+        dst: Reg,
+        track: u16,
+        a: Reg,
+        b: Reg,
+    },
+    /// Effect: set a track (keys r[a], r[b], each NO_REG when absent) to r[v], or with
+    /// `add`, to its value + r[v]; clamped to its range.
+    TrackPut {
+        track: u16,
+        a: Reg,
+        b: Reg,
+        v: Reg,
+        add: bool,
+    },
+    /// Effect: the unit regains a step (none at full strength or off the map).
+    RegainStep {
+        u: Reg,
     },
     /// r[dst] = an element of list r[list] chosen by side r[side]'s agent; r[scores] (a list
     /// of Int parallel to the options, or NO_REG) guides heuristic agents. With `or_none`

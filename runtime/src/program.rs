@@ -103,9 +103,10 @@ pub struct MarkerDef {
     pub para: ParaId,
 }
 
-/// What a track is kept per, beyond sides, units and results groups.
+/// What a track is kept per, beyond sides, units and results groups: map spaces or
+/// borders (its first key).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum TrackKey {
+pub enum SpaceKey {
     #[default]
     None,
     /// `per hex`: one value per map space, indexed by a `Hex` (an area on an area map).
@@ -127,10 +128,23 @@ pub struct TrackDef {
     /// One value per map space (`per hex`: hexes or areas) or per border (`per border`:
     /// hexsides or area borders).
     #[serde(default)]
-    pub key: TrackKey,
+    pub key: SpaceKey,
+    /// A second key (`track crossed per side per Border`): one value per pair of keys,
+    /// the first key's index times the second key's width plus the second key's index.
+    #[serde(default)]
+    pub second: Option<TrackKey>,
     pub lo: i64,
     pub hi: i64,
     pub para: ParaId,
+}
+
+/// The second key of a track with two keys.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TrackKey {
+    Side,
+    Unit,
+    /// The codes of a `results` group (symbol indices, in order).
+    Group(Vec<u16>),
 }
 
 /// A terrain type or hexside feature with its attribute values (same order as the
@@ -576,11 +590,12 @@ impl Program {
         for (i, t) in self.tracks.iter().enumerate() {
             let width = self.track_width(t);
             if i == track as usize {
+                let w2 = self.track_width2(t);
                 return match (
-                    t.per_side || t.per_unit || !t.per_group.is_empty() || t.key != TrackKey::None,
+                    t.per_side || t.per_unit || !t.per_group.is_empty() || t.key != SpaceKey::None,
                     index,
                 ) {
-                    (true, Some(x)) if x < width => Some(slot + x),
+                    (true, Some(x)) if x < self.track_width1(t) => Some(slot + x * w2),
                     (false, _) => Some(slot),
                     _ => None,
                 };
@@ -590,10 +605,36 @@ impl Program {
         None
     }
 
+    /// The width of a track's second key (1 without one).
+    pub fn track_width2(&self, t: &TrackDef) -> usize {
+        match &t.second {
+            None => 1,
+            Some(TrackKey::Side) => self.sides.len(),
+            Some(TrackKey::Unit) => self.counters.len(),
+            Some(TrackKey::Group(codes)) => codes.len(),
+        }
+    }
+
+    /// The slot of a track with two keys, from the first and second key's indices.
+    pub fn track_slot2(&self, track: u16, a: usize, b: usize) -> Option<usize> {
+        let t = self.tracks.get(track as usize)?;
+        let w2 = self.track_width2(t);
+        if t.second.is_none() || b >= w2 {
+            return None;
+        }
+        self.track_slot_at(track, Some(a)).map(|first| first + b)
+    }
+
+    /// Slots a track takes: one per key, or per pair of keys.
     pub fn track_width(&self, t: &TrackDef) -> usize {
-        if t.key == TrackKey::Space {
+        self.track_width1(t) * self.track_width2(t)
+    }
+
+    /// The width of a track's first key (1 for a plain track).
+    pub fn track_width1(&self, t: &TrackDef) -> usize {
+        if t.key == SpaceKey::Space {
             self.map.space_count()
-        } else if t.key == TrackKey::Border {
+        } else if t.key == SpaceKey::Border {
             self.map.border_count()
         } else if t.per_unit {
             self.counters.len()

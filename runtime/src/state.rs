@@ -82,6 +82,17 @@ impl State {
         }
         let mut tracks = vec![0i64; program.track_slots()];
         for (i, t) in program.tracks.iter().enumerate() {
+            if t.second.is_some() {
+                // A track with two keys starts at the low end of its range everywhere.
+                for x in 0..program.track_width1(t) {
+                    for y in 0..program.track_width2(t) {
+                        if let Some(slot) = program.track_slot2(i as u16, x, y) {
+                            tracks[slot] = t.lo;
+                        }
+                    }
+                }
+                continue;
+            }
             if t.per_unit {
                 // Each counter starts at its rating of the same name (first step), if any.
                 let rating = program.rating_index(&t.name);
@@ -98,7 +109,7 @@ impl State {
                 }
                 continue;
             }
-            if t.key != crate::program::TrackKey::None {
+            if t.key != crate::program::SpaceKey::None {
                 for x in 0..program.track_width(t) {
                     if let Some(slot) = program.track_slot_at(i as u16, Some(x)) {
                         tracks[slot] = t.lo;

@@ -73,7 +73,18 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 Op::Ret { src } => reg_ok(src),
                 Op::RetNil | Op::PhaseEnd | Op::TurnEnd | Op::SealedBegin | Op::SealedEnd => true,
                 Op::Roll { dst, count, sides } => reg_ok(dst) && count > 0 && sides > 0,
-                Op::Lookup { dst, table, col, row } => {
+                Op::RollPool { dst, count, sides } => reg_ok(dst) && reg_ok(count) && sides > 0,
+                Op::TrackGet2 { dst, track, a, b } => {
+                    reg_ok(dst)
+                        && reg_ok(a)
+                        && reg_ok(b)
+                        && p.tracks.get(track as usize).map(|t| t.second.is_some()).unwrap_or(false)
+                }
+                Op::TrackPut { track, a, b, v, .. } => {
+                    opt_ok(a) && opt_ok(b) && reg_ok(v) && (track as usize) < p.tracks.len()
+                }
+                Op::RegainStep { u } => reg_ok(u),
+                Op::Lookup { dst, table, col, row, .. } => {
                     reg_ok(dst) && opt_ok(col) && reg_ok(row) && (table as usize) < p.tables.len()
                 }
                 Op::Choose { dst, list, scores, side, what, .. } => {

@@ -212,3 +212,50 @@ fn napoleon_battlefield_dynamics_option_plays() {
     .expect("plays");
     assert!(!out.log.lines.iter().any(|l| l.contains("Battlefield Dynamics:")));
 }
+
+#[test]
+fn napoleon_round_one_barrier() {
+    // S[147.] note, S[204.]: a battle with another battle of the phase within 5 hexes
+    // waits after its Round One; every waiting battle resumes later in the same Combat
+    // Phase, after another battle (a new one, or another waiting one) was fought.
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let note = |l: &str| -> Option<(String, String, String)> {
+        let v: serde_json::Value = serde_json::from_str(l).ok()?;
+        if v["type"] != "note" {
+            return None;
+        }
+        let when = format!("{}/{}/{}", v["turn"], v["phase"], v["side"]);
+        let msg = v["message"].as_str()?.to_string();
+        Some((when, msg, v["para"].as_str().unwrap_or_default().to_string()))
+    };
+    let mut waits = 0;
+    for seed in 1..=40 {
+        let out = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let notes: Vec<(String, String, String)> = out.log.lines.iter().filter_map(|l| note(l)).collect();
+        for (i, (when, msg, para)) in notes.iter().enumerate() {
+            let Some(leader) = msg.strip_suffix(" waits after Round One for the battles within 5 hexes (S[204.])") else {
+                continue;
+            };
+            assert_eq!(para, "Standard[204.]");
+            waits += 1;
+            let resume = format!("battle resumes after Round One (S[204.]): {leader} against");
+            let j = notes[i + 1..]
+                .iter()
+                .position(|n| n.1.starts_with(&resume))
+                .map(|j| j + i + 1)
+                .unwrap_or_else(|| panic!("seed {seed}: {leader} never resumes"));
+            assert_eq!(&notes[j].0, when, "seed {seed}: {leader} resumes in the same Combat Phase");
+            let others = notes[i + 1..j]
+                .iter()
+                .filter(|n| n.1.starts_with("battle: ") || n.1.starts_with("battle resumes after Round One"))
+                .count();
+            assert!(others > 0, "seed {seed}: {leader} waited for no other battle");
+        }
+        let resumes = notes.iter().filter(|n| n.1.starts_with("battle resumes after Round One")).count();
+        let paused = notes.iter().filter(|n| n.1.contains(" waits after Round One ")).count();
+        assert_eq!(resumes, paused, "seed {seed}");
+    }
+    assert!(waits >= 5, "{waits} battles waited after Round One");
+}

@@ -212,3 +212,149 @@ fn napoleon_battlefield_dynamics_option_plays() {
     .expect("plays");
     assert!(!out.log.lines.iter().any(|l| l.contains("Battlefield Dynamics:")));
 }
+
+#[test]
+fn napoleon_round_one_barrier() {
+    // S[147.] note, S[204.]: a battle with another battle of the phase within 5 hexes
+    // waits after its Round One; every waiting battle resumes later in the same Combat
+    // Phase, after another battle (a new one, or another waiting one) was fought.
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let note = |l: &str| -> Option<(String, String, String)> {
+        let v: serde_json::Value = serde_json::from_str(l).ok()?;
+        if v["type"] != "note" {
+            return None;
+        }
+        let when = format!("{}/{}/{}", v["turn"], v["phase"], v["side"]);
+        let msg = v["message"].as_str()?.to_string();
+        Some((when, msg, v["para"].as_str().unwrap_or_default().to_string()))
+    };
+    let mut waits = 0;
+    for seed in 1..=40 {
+        let out = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let notes: Vec<(String, String, String)> = out.log.lines.iter().filter_map(|l| note(l)).collect();
+        for (i, (when, msg, para)) in notes.iter().enumerate() {
+            let Some(leader) = msg.strip_suffix(" waits after Round One for the battles within 5 hexes (S[204.])") else {
+                continue;
+            };
+            assert_eq!(para, "Standard[204.]");
+            waits += 1;
+            let resume = format!("battle resumes after Round One (S[204.]): {leader} against");
+            let j = notes[i + 1..]
+                .iter()
+                .position(|n| n.1.starts_with(&resume))
+                .map(|j| j + i + 1)
+                .unwrap_or_else(|| panic!("seed {seed}: {leader} never resumes"));
+            assert_eq!(&notes[j].0, when, "seed {seed}: {leader} resumes in the same Combat Phase");
+            let others = notes[i + 1..j]
+                .iter()
+                .filter(|n| n.1.starts_with("battle: ") || n.1.starts_with("battle resumes after Round One"))
+                .count();
+            assert!(others > 0, "seed {seed}: {leader} waited for no other battle");
+        }
+        let resumes = notes.iter().filter(|n| n.1.starts_with("battle resumes after Round One")).count();
+        let paused = notes.iter().filter(|n| n.1.contains(" waits after Round One ")).count();
+        assert_eq!(resumes, paused, "seed {seed}");
+    }
+    assert!(waits >= 5, "{waits} battles waited after Round One");
+}
+
+/// The rulebook's files with several (file, from, to) replacements, each required to match.
+fn compiled_with_edits(edits: &[(&str, &str, &str)]) -> Compilation {
+    let mut sources = SourceMap::new();
+    let mut names: Vec<_> = std::fs::read_dir(dir())
+        .expect("reads")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ks"))
+        .collect();
+    names.sort();
+    for p in names {
+        let mut text = std::fs::read_to_string(&p).expect("reads");
+        let name = p.file_name().expect("name").to_string_lossy().to_string();
+        for (file, from, to) in edits {
+            if *file == name {
+                assert!(text.contains(from), "{file}: {from}");
+                text = text.replace(from, to);
+            }
+        }
+        sources.add(p.display().to_string(), text);
+    }
+    compile(&sources)
+}
+
+#[test]
+fn napoleon_repulse_in_pursuit_and_forced_march() {
+    // S[130.], S[132.]-S[133.]: a variant in which the heuristic players always force
+    // march and always attempt a repulse (they otherwise try only at five to one, so a
+    // failure is rare): a failed repulse in Pursuit stops the pursuer; one in a Forced
+    // March costs one MP to attempt, one SP when it fails, and no combat follows with
+    // that Force in the Combat Phase.
+    let c = compiled_with_edits(&[
+        (
+            "repulse.ks",
+            "fn repulse_score(l: Unit, e: Unit, b: Bool) -> Int = if b == repulse_succeeds(l, e) then 1 else 0;",
+            "fn repulse_score(l: Unit, e: Unit, b: Bool) -> Int = if b then 1 else 0;",
+        ),
+        (
+            "movement.ks",
+            r#"prefer (if b then 0 else 1) "attempt a Forced March"#,
+            r#"prefer (if b then 1 else 0) "attempt a Forced March"#,
+        ),
+    ]);
+    assert!(!c.has_errors(), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    let prog = c.program.as_ref().expect("compiles");
+    let json = |l: &str| -> serde_json::Value { serde_json::from_str(l).expect("json") };
+    let when = |v: &serde_json::Value| format!("{}/{}/{}", v["turn"], v["phase"], v["side"]);
+    let (mut pursuit_fails, mut march_fails) = (0, 0);
+    for seed in 1..=16 {
+        let out = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let lines: Vec<serde_json::Value> = out.log.lines.iter().map(|l| json(l)).collect();
+        for (i, v) in lines.iter().enumerate() {
+            let msg = v["message"].as_str().unwrap_or_default();
+            if let Some(x) = msg.strip_prefix("the repulse fails: ").and_then(|m| m.strip_suffix(" stops its pursuit")) {
+                pursuit_fails += 1;
+                // The pursuer does not move again in this pursuit.
+                for w in &lines[i + 1..] {
+                    if w["what"].as_str().is_some_and(|s| s.starts_with("hexes to pursue"))
+                        || w["message"].as_str().is_some_and(|s| s.starts_with("battle"))
+                        || when(w) != when(v)
+                    {
+                        break;
+                    }
+                    assert!(!(w["type"] == "move" && w["unit"] == x), "seed {seed}: {x} moved on: {w}");
+                }
+            }
+            if let Some(x) =
+                msg.strip_prefix("the repulse fails: ").and_then(|m| m.strip_suffix(" loses one SP and ends its Forced March"))
+            {
+                march_fails += 1;
+                // One MP paid for the attempt.
+                let paid = lines[..i].iter().rev().take(4).any(|w| {
+                    w["track"] == "allowance" && w["of"] == x && w["by"] == -2
+                });
+                assert!(paid, "seed {seed}: {x} paid no MP for the attempt");
+                // One SP lost.
+                assert!(
+                    lines[i + 1..i + 4].iter().any(|w| w["track"] == "lost" && w["by"] == 1),
+                    "seed {seed}: {x} lost no SP"
+                );
+                // No battle with it in this Combat Phase; it does not move on.
+                for w in &lines[i + 1..] {
+                    if when(w) != when(v) {
+                        break;
+                    }
+                    let m = w["message"].as_str().unwrap_or_default();
+                    assert!(
+                        !(m.starts_with("battle: ") && m.contains(&format!("\"{x}\""))) && !m.starts_with(&format!("battle: {x} ")),
+                        "seed {seed}: {x} fights: {m}"
+                    );
+                    assert!(!(w["type"] == "move" && w["unit"] == x), "seed {seed}: {x} moved on: {w}");
+                }
+            }
+        }
+    }
+    assert!(pursuit_fails > 0, "a repulse failed in a pursuit");
+    assert!(march_fails > 0, "a repulse failed in a Forced March");
+}

@@ -235,7 +235,9 @@ fn napoleon_round_one_barrier() {
         assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
         let notes: Vec<(String, String, String)> = out.log.lines.iter().filter_map(|l| note(l)).collect();
         for (i, (when, msg, para)) in notes.iter().enumerate() {
-            let Some(leader) = msg.strip_suffix(" waits after Round One for the battles within 5 hexes (S[204.])") else {
+            let Some(leader) =
+                msg.strip_suffix(" waits after Round One for the battles within 5 hexes (S[204.])")
+            else {
                 continue;
             };
             assert_eq!(para, "Standard[204.]");
@@ -313,7 +315,9 @@ fn napoleon_repulse_in_pursuit_and_forced_march() {
         let lines: Vec<serde_json::Value> = out.log.lines.iter().map(|l| json(l)).collect();
         for (i, v) in lines.iter().enumerate() {
             let msg = v["message"].as_str().unwrap_or_default();
-            if let Some(x) = msg.strip_prefix("the repulse fails: ").and_then(|m| m.strip_suffix(" stops its pursuit")) {
+            if let Some(x) =
+                msg.strip_prefix("the repulse fails: ").and_then(|m| m.strip_suffix(" stops its pursuit"))
+            {
                 pursuit_fails += 1;
                 // The pursuer does not move again in this pursuit.
                 for w in &lines[i + 1..] {
@@ -326,14 +330,17 @@ fn napoleon_repulse_in_pursuit_and_forced_march() {
                     assert!(!(w["type"] == "move" && w["unit"] == x), "seed {seed}: {x} moved on: {w}");
                 }
             }
-            if let Some(x) =
-                msg.strip_prefix("the repulse fails: ").and_then(|m| m.strip_suffix(" loses one SP and ends its Forced March"))
+            if let Some(x) = msg
+                .strip_prefix("the repulse fails: ")
+                .and_then(|m| m.strip_suffix(" loses one SP and ends its Forced March"))
             {
                 march_fails += 1;
                 // One MP paid for the attempt.
-                let paid = lines[..i].iter().rev().take(4).any(|w| {
-                    w["track"] == "allowance" && w["of"] == x && w["by"] == -2
-                });
+                let paid = lines[..i]
+                    .iter()
+                    .rev()
+                    .take(4)
+                    .any(|w| w["track"] == "allowance" && w["of"] == x && w["by"] == -2);
                 assert!(paid, "seed {seed}: {x} paid no MP for the attempt");
                 // One SP lost.
                 assert!(
@@ -347,7 +354,8 @@ fn napoleon_repulse_in_pursuit_and_forced_march() {
                     }
                     let m = w["message"].as_str().unwrap_or_default();
                     assert!(
-                        !(m.starts_with("battle: ") && m.contains(&format!("\"{x}\""))) && !m.starts_with(&format!("battle: {x} ")),
+                        !(m.starts_with("battle: ") && m.contains(&format!("\"{x}\"")))
+                            && !m.starts_with(&format!("battle: {x} ")),
                         "seed {seed}: {x} fights: {m}"
                     );
                     assert!(!(w["type"] == "move" && w["unit"] == x), "seed {seed}: {x} moved on: {w}");

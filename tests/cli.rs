@@ -147,8 +147,11 @@ fn batch_runs_are_thread_independent_and_keep_their_logs() {
         v.as_object_mut().expect("object").remove("threads");
         (v, o)
     };
-    let (one, _) = summary("1", &[]);
+    // The same flags on both (debug builds check the movement-cost memo except while
+    // profiling, which changes the instruction count but never the games).
     let dir = scratch("logs");
+    let logs1 = dir.join("one");
+    let (one, _) = summary("1", &["--log", logs1.to_str().expect("utf-8"), "--profile"]);
     let logs = dir.join("games");
     let (two, o) = summary("2", &["--log", logs.to_str().expect("utf-8"), "--profile"]);
     assert_eq!(one, two, "the summary depends on the number of threads");
@@ -164,6 +167,7 @@ fn batch_runs_are_thread_independent_and_keep_their_logs() {
     let single = ks(&["run", PETER, "--scenario", "14.2", "--seed", "9"]);
     let kept = std::fs::read(logs.join("seed-9.jsonl")).expect("reads");
     assert!(!kept.is_empty());
+    assert_eq!(kept, std::fs::read(logs1.join("seed-9.jsonl")).expect("reads"), "logs depend on the threads");
     assert_eq!(kept, single.stdout, "the batch's log of seed 9 differs from a single run's");
     // A --log that is a file cannot hold one log per game.
     let file = dir.join("file.jsonl");

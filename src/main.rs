@@ -27,8 +27,6 @@ mod check;
 mod generate;
 mod run;
 
-use args::{AgentArg, Pair};
-
 #[derive(Parser)]
 #[command(
     name = "kriegsspiel",
@@ -72,7 +70,8 @@ impl Ui {
             ColorWhen::Always => true,
             ColorWhen::Never => false,
             ColorWhen::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
+                !std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+                    && std::io::stderr().is_terminal()
             }
         };
         Ui { quiet, color }
@@ -111,43 +110,7 @@ enum Cmd {
         deny: Option<Deny>,
     },
     /// Play a scenario headlessly and write the JSON Lines log (or, with --games, a summary).
-    Run {
-        /// A rulebook directory (all its .ks files) or a single .ks file.
-        rulebook: PathBuf,
-        /// Scenario id, e.g. 14.4 (an unknown id is refused with the list).
-        #[arg(long)]
-        scenario: String,
-        /// Seed of the game's dice and random agents (with --games, of the first game).
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Who decides for a side: SIDE=random|heuristic|scripted:FILE (repeatable; default random).
-        #[arg(long = "agent", value_name = "SIDE=KIND", value_parser = args::parse_agent)]
-        agents: Vec<(String, AgentArg)>,
-        /// Switch a ruling to one of its alternatives: NAME=ALTERNATIVE (repeatable).
-        #[arg(long = "ruling", value_name = "NAME=ALT", value_parser = args::parse_pair)]
-        rulings: Vec<Pair>,
-        /// Put an optional rule (an option or optional layer) in play (repeatable).
-        #[arg(long = "option", value_name = "NAME")]
-        options: Vec<String>,
-        /// Write the log to FILE instead of standard output; with --games, a directory
-        /// that receives one log per game (seed-N.jsonl).
-        #[arg(long, value_name = "FILE|DIR")]
-        log: Option<PathBuf>,
-        /// Play N games (N >= 1) from seed, seed+1, ... and print a JSON summary instead of a log.
-        #[arg(long, value_name = "N", value_parser = args::parse_games)]
-        games: Option<u64>,
-        /// With --games: play on this many threads (default: one per core). The summary
-        /// does not depend on it.
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
-        jobs: Option<u64>,
-        /// Print calls and VM instructions per rulebook function on stderr (with --games,
-        /// summed over the games).
-        #[arg(long)]
-        profile: bool,
-        /// Do not check the rulebook's invariants (faster; a game that keeps them plays the same).
-        #[arg(long)]
-        no_invariants: bool,
-    },
+    Run(run::RunArgs),
     /// Lint a rulebook's prose: numbering, cross-references, dice tables.
     Text {
         /// The rules text (plain UTF-8).
@@ -207,32 +170,7 @@ fn main() -> ExitCode {
         Cmd::Check { rulebook, text, format, deny } => {
             check::cmd_check(&rulebook, text.as_deref(), format, ui, deny == Some(Deny::Warnings))
         }
-        Cmd::Run {
-            rulebook,
-            scenario,
-            seed,
-            agents,
-            rulings,
-            options,
-            log,
-            games,
-            jobs,
-            profile,
-            no_invariants,
-        } => run::cmd_run(run::RunArgs {
-            path: rulebook,
-            scenario,
-            seed,
-            agents,
-            rulings,
-            options,
-            log,
-            games,
-            jobs,
-            profile,
-            invariants: !no_invariants,
-            ui,
-        }),
+        Cmd::Run(args) => run::cmd_run(args, ui),
         Cmd::Text { path, index, style, format } => {
             let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -1,7 +1,7 @@
 //! `run RULEBOOK --scenario ID`: play one game and write its log, or with `--games N`
 //! play N seeds (on several threads) and print a summary.
 
-use crate::args::{AgentArg, Pair};
+use crate::args::{self, AgentArg, Pair};
 use crate::{build_config, out, Format, Ui};
 use kriegsspiel_compiler::read_regular_file;
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions, GameOutcome};
@@ -10,26 +10,50 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Everything `run` was asked for.
+/// Everything `run` was asked for (its arguments).
+#[derive(clap::Args)]
 pub(crate) struct RunArgs {
-    pub path: PathBuf,
+    /// A rulebook directory (all its .ks files) or a single .ks file.
+    pub rulebook: PathBuf,
+    /// Scenario id, e.g. 14.4 (an unknown id is refused with the list).
+    #[arg(long)]
     pub scenario: String,
+    /// Seed of the game's dice and random agents (with --games, of the first game).
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Who decides for a side: SIDE=random|heuristic|scripted:FILE (repeatable; default random).
+    #[arg(long = "agent", value_name = "SIDE=KIND", value_parser = args::parse_agent)]
     pub agents: Vec<(String, AgentArg)>,
+    /// Switch a ruling to one of its alternatives: NAME=ALTERNATIVE (repeatable).
+    #[arg(long = "ruling", value_name = "NAME=ALT", value_parser = args::parse_pair)]
     pub rulings: Vec<Pair>,
+    /// Put an optional rule (an option or optional layer) in play (repeatable).
+    #[arg(long = "option", value_name = "NAME")]
     pub options: Vec<String>,
+    /// Write the log to FILE instead of standard output; with --games, a directory
+    /// that receives one log per game (seed-N.jsonl).
+    #[arg(long, value_name = "FILE|DIR")]
     pub log: Option<PathBuf>,
+    /// Play N games (N >= 1) from seed, seed+1, ... and print a JSON summary instead of a log.
+    #[arg(long, value_name = "N", value_parser = args::parse_games)]
     pub games: Option<u64>,
+    /// With --games: play on this many threads (default: one per core). The summary
+    /// does not depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
     pub jobs: Option<u64>,
+    /// Print calls and VM instructions per rulebook function on stderr (with --games,
+    /// summed over the games).
+    #[arg(long)]
     pub profile: bool,
-    pub invariants: bool,
-    pub ui: Ui,
+    /// Do not check the rulebook's invariants (faster; a game that keeps them plays the same).
+    #[arg(long)]
+    pub no_invariants: bool,
 }
 
 /// One function's profile: calls, instructions inclusive, instructions self.
 type ProfileRow = (u64, u64, u64);
 
-pub(crate) fn cmd_run(a: RunArgs) -> u8 {
+pub(crate) fn cmd_run(a: RunArgs, ui: Ui) -> u8 {
     // Arguments first: nothing is compiled for a run that cannot start.
     if let Some(n) = a.games {
         if a.seed.checked_add(n - 1).is_none() {
@@ -59,7 +83,7 @@ pub(crate) fn cmd_run(a: RunArgs) -> u8 {
         Ok(m) => m,
         Err(code) => return code,
     };
-    let (_, c) = match build_config(&a.path, Format::Human, Some(&a.options), a.ui) {
+    let (_, c) = match build_config(&a.rulebook, Format::Human, Some(&a.options), ui) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -75,12 +99,12 @@ pub(crate) fn cmd_run(a: RunArgs) -> u8 {
         options: a.options.iter().cloned().collect(),
         log: true,
         profile: a.profile,
-        invariants: a.invariants,
+        invariants: !a.no_invariants,
         ..GameOptions::default()
     };
     match a.games {
-        Some(n) => run_many(&prog, base, n, &a),
-        None => run_one(&prog, base, &a),
+        Some(n) => run_many(&prog, base, n, &a, ui),
+        None => run_one(&prog, base, &a, ui),
     }
 }
 
@@ -113,7 +137,7 @@ fn agent_kinds(agents: &[(String, AgentArg)]) -> Result<BTreeMap<String, AgentKi
     Ok(kinds)
 }
 
-fn run_one(prog: &kriegsspiel_runtime::Program, opts: GameOptions, a: &RunArgs) -> u8 {
+fn run_one(prog: &kriegsspiel_runtime::Program, opts: GameOptions, a: &RunArgs, ui: Ui) -> u8 {
     let outcome = match play(prog, &opts) {
         Ok(o) => o,
         Err(e) => {
@@ -141,7 +165,7 @@ fn run_one(prog: &kriegsspiel_runtime::Program, opts: GameOptions, a: &RunArgs) 
     }
     match outcome.result {
         Ok(r) => {
-            if a.log.is_some() && !a.ui.quiet {
+            if a.log.is_some() && !ui.quiet {
                 let who = r.winner.clone().unwrap_or_else(|| "draw".into());
                 say!("result: {who} — {} (§{}), turn {}", r.reason, r.para, r.turn);
             }
@@ -177,7 +201,7 @@ struct GameRecord {
     write_error: Option<String>,
 }
 
-fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &RunArgs) -> u8 {
+fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &RunArgs, ui: Ui) -> u8 {
     if let Some(dir) = &a.log {
         if let Err(e) = std::fs::create_dir_all(dir) {
             say!("error[E0702]: cannot create {}: {e}", dir.display());
@@ -191,7 +215,7 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
             return 2;
         }
     };
-    let bar = if a.ui.quiet {
+    let bar = if ui.quiet {
         indicatif::ProgressBar::hidden()
     } else {
         // Drawn on a terminal only (indicatif hides it when stderr is not one).
@@ -276,7 +300,7 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
         "games": n,
         "results": wins,
         "errors": errors,
-        "invariants": if a.invariants { serde_json::json!({ "checked": prog.invariants.len(), "violations": violations }) } else { serde_json::json!("not checked") },
+        "invariants": if !a.no_invariants { serde_json::json!({ "checked": prog.invariants.len(), "violations": violations }) } else { serde_json::json!("not checked") },
         "average_turns": if n > errors { turns as f64 / (n - errors) as f64 } else { 0.0 },
         "seconds": secs,
         "threads": pool.current_num_threads(),

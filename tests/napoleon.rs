@@ -19,8 +19,8 @@ fn compiled() -> Compilation {
     compile(&load(&dir()).expect("loads"))
 }
 
-/// The rulebook's files, with `edit` applied to the text of one of them.
-fn compiled_with(file: &str, edit: impl Fn(&str) -> String) -> Compilation {
+/// The rulebook's files, each text passed through `edit` with its file name.
+fn compiled_editing(edit: impl Fn(&str, String) -> String) -> Compilation {
     let mut names: Vec<_> = std::fs::read_dir(dir())
         .expect("reads")
         .map(|e| e.expect("entry").path())
@@ -31,10 +31,14 @@ fn compiled_with(file: &str, edit: impl Fn(&str) -> String) -> Compilation {
     for p in names {
         let text = std::fs::read_to_string(&p).expect("reads");
         let name = p.file_name().expect("name").to_string_lossy().to_string();
-        let text = if name == file { edit(&text) } else { text };
-        sources.add(p.display().to_string(), text);
+        sources.add(p.display().to_string(), edit(&name, text));
     }
     compile(&sources)
+}
+
+/// The rulebook's files, with `edit` applied to the text of one of them.
+fn compiled_with(file: &str, edit: impl Fn(&str) -> String) -> Compilation {
+    compiled_editing(|name, text| if name == file { edit(&text) } else { text })
 }
 
 fn agents(french: AgentKind, coalition: AgentKind) -> BTreeMap<String, AgentKind> {
@@ -264,25 +268,15 @@ fn napoleon_round_one_barrier() {
 
 /// The rulebook's files with several (file, from, to) replacements, each required to match.
 fn compiled_with_edits(edits: &[(&str, &str, &str)]) -> Compilation {
-    let mut sources = SourceMap::new();
-    let mut names: Vec<_> = std::fs::read_dir(dir())
-        .expect("reads")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ks"))
-        .collect();
-    names.sort();
-    for p in names {
-        let mut text = std::fs::read_to_string(&p).expect("reads");
-        let name = p.file_name().expect("name").to_string_lossy().to_string();
+    compiled_editing(|name, mut text| {
         for (file, from, to) in edits {
             if *file == name {
                 assert!(text.contains(from), "{file}: {from}");
                 text = text.replace(from, to);
             }
         }
-        sources.add(p.display().to_string(), text);
-    }
-    compile(&sources)
+        text
+    })
 }
 
 #[test]

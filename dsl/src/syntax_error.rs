@@ -469,7 +469,7 @@ pub(crate) fn convert(file: FileId, text: &str, e: Error<Rule>) -> Diagnostic {
     // The end of the file inside a block: name the `{` left open.
     if found == "end of file" && tokens.iter().any(|t| t == "}") {
         if let Some(open) = unclosed_brace(text) {
-            let (line, _) = line_col(text, open);
+            let line = text[..open].matches('\n').count() + 1;
             d = d
                 .with_label(Span::new(file, open, open + 1), "this `{` is never closed")
                 .with_note(format!("the `{{` on line {line} has no matching `}}`"));
@@ -541,14 +541,6 @@ fn unclosed_brace(text: &str) -> Option<usize> {
         i += 1;
     }
     open.last().copied()
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-fn line_col(text: &str, pos: usize) -> (usize, usize) {
-    let before = &text[..pos.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
-    (line, col)
 }
 
 fn push_unique(v: &mut Vec<&'static str>, s: &'static str) {

@@ -352,8 +352,7 @@ fn heading_at(
             if !at_line_start {
                 return None;
             }
-            let first = toks.get(j)?;
-            if first.kind != Tok::Word || !is_upper_start(tok_text(src, first)) {
+            if !title_starts(src, toks, j) {
                 return None;
             }
             let last = toks.last()?;
@@ -420,6 +419,30 @@ fn heading_at(
         HeadingHit { part, path, range_end, written, title, start, end: end.max(start), line: line.number },
         j,
     ))
+}
+
+/// A title starts with a capitalised word (`Combat`), or with an ordinal glued to
+/// its suffix (`2nd Beta`, `1st Turn`) or a number (`10 Minute Turns`) followed by a
+/// capitalised word, so a heading whose title opens with a digit is a heading.
+fn title_starts(src: &str, toks: &[Token], j: usize) -> bool {
+    let Some(first) = toks.get(j) else { return false };
+    match first.kind {
+        Tok::Word => is_upper_start(tok_text(src, first)),
+        Tok::Number if !tok_text(src, first).contains('.') => {
+            let mut k = j + 1;
+            if let Some(suffix) = toks.get(k) {
+                let glued = suffix.start == first.end && suffix.kind == Tok::Word;
+                if glued {
+                    if !matches!(tok_text(src, suffix), "st" | "nd" | "rd" | "th") {
+                        return false;
+                    }
+                    k += 1;
+                }
+            }
+            matches!(toks.get(k), Some(t) if t.kind == Tok::Word && is_upper_start(tok_text(src, t)))
+        }
+        _ => false,
+    }
 }
 
 /// A leading run of capitalised words (`THE PEACE INDEX CAMPAIGN RULE`).

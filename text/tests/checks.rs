@@ -214,6 +214,31 @@ fn topic_that_differs_is_flagged() {
 }
 
 #[test]
+fn heading_whose_title_starts_with_a_digit_is_indexed() {
+    // Regression: `2.0 2nd Beta` was not a heading, so 2.1 had no parent.
+    let src = "1.0 Alpha\nWords.\n2.0 2nd Beta\n2.1 Gamma\n3.0 10 Minute Turns\n4.0 Delta\n";
+    assert_eq!(headings(src, "dotted-lettered"), ["1.0", "2.0", "2.1", "3.0", "4.0"]);
+    let idx = index(src, &style("dotted-lettered"));
+    assert_eq!(idx.paragraphs[1].title, "2nd Beta");
+    assert!(codes(src, "dotted-lettered").is_empty(), "{:?}", findings(src, "dotted-lettered"));
+    // Near misses: a number that opens a sentence, a glued word that is no ordinal.
+    let src = "1.0 Alpha\n1.5 3 times the cost\n1.6 2x Bonus\n2.0 Beta\n";
+    assert_eq!(headings(src, "dotted-lettered"), ["1.0", "2.0"]);
+}
+
+#[test]
+fn topic_defined_in_a_child_paragraph_matches() {
+    // Regression: the topic is the title of 1.1's child 1.1.1, and of 1.1's item A.
+    let src = "1.0 Opening\n(see Forced March, 1.1)\n1.1 Movement\nWords.\n1.1.1 Forced March\nMore words.\n2.0 Close\n";
+    assert!(codes(src, "dotted-lettered").is_empty(), "{:?}", findings(src, "dotted-lettered"));
+    let src = "1.0 Opening\n(see Road Bonus, 1.1)\n1.1 Movement\nWords.\nA. Road bonus applies on roads.\n2.0 Close\n";
+    assert!(codes(src, "dotted-lettered").is_empty(), "{:?}", findings(src, "dotted-lettered"));
+    // Near miss: a sibling's topic is still a mismatch.
+    let src = "1.0 Opening\n(see Forced March, 1.1)\n1.1 Movement\nWords.\n1.2 Forced March\nMore.\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0102"]);
+}
+
+#[test]
 fn topic_near_misses_pass() {
     // Same words, plural, title a prefix, words found in the target's text.
     let src = "1.0 Opening\n(see Moving Unit, 1.1) Exceptions: Terrain Effects (1.2) and Fire Zones (1.3).\n1.1 Moving Units\n1.2 Terrain Effects on Combat\n1.3 Zones\nA fire zone is a hex.\n";
@@ -432,7 +457,7 @@ fn rulebook_sport_of_kings() {
         s("T0004", 516, "6.625"),
         s("T0101", 543, "4.642"),
         s("T0004", 741, "5.664"),
-        s("T0102", 861, "7.122"),
+        // No T0102 on line 861: "Strategic Events (6.0)" names 6.0's child 6.2, which is 6.0's topic too.
         s("T0001", 884, "7.8"),
         s("T0004", 1042, "8.931"),
     ];

@@ -89,6 +89,21 @@ fn topic_matches(sink: &Sink, topic: &str, target: &Paragraph) -> bool {
         return true;
     }
     let body = sink.src.get(target.start..target.end).unwrap_or("");
-    let body_words: BTreeSet<String> = title_words(body).into_iter().collect();
-    t.is_subset(&body_words)
+    let mut words: BTreeSet<String> = title_words(body).into_iter().collect();
+    if t.is_subset(&words) {
+        return true;
+    }
+    // A topic defined in one of the target's children (its sub-paragraphs and
+    // items) is the target's topic too: add their titles and texts.
+    for p in &sink.index.paragraphs {
+        let below = p.part_index == target.part_index
+            && p.path.len() >= path.len()
+            && p.path[..path.len()] == path[..]
+            && (p.path.len() > path.len() || (target.letter.is_none() && p.letter.is_some()));
+        if below {
+            words.extend(title_words(&p.title));
+            words.extend(title_words(sink.src.get(p.start..p.end).unwrap_or("")));
+        }
+    }
+    t.is_subset(&words)
 }

@@ -4,6 +4,7 @@
 use crate::{build, out, Format, Ui};
 use kriegsspiel_compiler::read_regular_file;
 use kriegsspiel_dsl::diag::capped;
+use kriegsspiel_dsl::Diagnostic;
 use std::io::Write;
 
 pub(crate) fn cmd_check(
@@ -53,7 +54,8 @@ pub(crate) fn cmd_check(
                     },
                 })
                 .collect();
-            match kriegsspiel_text::coverage(&src, None, &encoded) {
+            let items: Vec<String> = c.report.item_anchors.iter().map(|(a, _)| a.clone()).collect();
+            match kriegsspiel_text::coverage_with_items(&src, None, &encoded, &items) {
                 Ok(r) => Some(r),
                 Err(e) => {
                     say!("error: {e}");
@@ -62,18 +64,34 @@ pub(crate) fn cmd_check(
             }
         }
     };
+    // What the text says of the contents and the anchors: diagnostics with codes and
+    // spans in the rulebook, counted with the compiler's.
+    let text_diags = match (&coverage, text) {
+        (Some(r), Some(tp)) => text_diagnostics(&c.report, r, &tp.display().to_string()),
+        _ => Vec::new(),
+    };
+    let errors = errors + text_diags.iter().filter(|d| d.is_error()).count();
+    let warnings = warnings + text_diags.iter().filter(|d| !d.is_error()).count();
+    if format == Format::Human {
+        let shown: Vec<_> = text_diags.iter().filter(|d| !quiet || d.is_error()).cloned().collect();
+        let (shown, rest) = capped(&shown);
+        let mut err = std::io::stderr().lock();
+        for d in shown {
+            let _ = err.write_all(d.render_styled(&sources, ui.color).as_bytes());
+        }
+        for (code, n) in rest {
+            let _ = err.write_all(kriegsspiel_dsl::diag::not_shown_line(code, n).as_bytes());
+        }
+    }
     match format {
         Format::Human if quiet => {
-            // Errors only: they were printed by `build`; the exit code tells the rest.
-            if let Some(r) = coverage.as_ref().filter(|r| r.has_errors()) {
-                say!("{}", r.render_human().trim_end());
-            }
+            // Errors only: they were printed above and by `build`; the exit code tells the rest.
         }
         Format::Human => {
             let mut text = c.report.render();
             text.push_str(&format!("  diagnostics: {errors} error(s), {warnings} warning(s)\n"));
             if let Some(r) = &coverage {
-                text.push_str(&r.render_human());
+                text.push_str(&r.render_summary());
             }
             if let Err(code) = out(&text) {
                 return code;
@@ -81,7 +99,8 @@ pub(crate) fn cmd_check(
         }
         Format::Json => {
             // At most MAX_SHOWN_PER_CODE diagnostics of each code; `not_shown` counts the rest.
-            let (shown, rest) = capped(&c.diagnostics);
+            let all: Vec<_> = c.diagnostics.iter().chain(&text_diags).cloned().collect();
+            let (shown, rest) = capped(&all);
             let diags: Vec<serde_json::Value> = shown.iter().map(|d| d.to_json(&sources)).collect();
             let not_shown: serde_json::Map<String, serde_json::Value> =
                 rest.into_iter().map(|(code, n)| (code.to_string(), n.into())).collect();
@@ -100,10 +119,84 @@ pub(crate) fn cmd_check(
             }
         }
     }
-    let text_errors = coverage.map(|r| r.has_errors()).unwrap_or(false);
-    if errors > 0 || text_errors || (deny_warnings && warnings > 0) {
+    if errors > 0 || (deny_warnings && warnings > 0) {
         1
     } else {
         0
     }
+}
+
+/// The coverage report's findings as diagnostics at the contents entries and anchors
+/// they are about (E0205-E0207, W0007; docs/errors.md).
+fn text_diagnostics(
+    report: &kriegsspiel_compiler::Report,
+    cov: &kriegsspiel_text::CoverageReport,
+    text_name: &str,
+) -> Vec<Diagnostic> {
+    let entry_span = |n: &str| {
+        report
+            .contents
+            .iter()
+            .position(|(x, _, _)| x == n)
+            .and_then(|i| report.contents_spans.get(i))
+            .copied()
+    };
+    let mut out = Vec::new();
+    for n in &cov.unparsed {
+        let span = entry_span(n).unwrap_or_default();
+        out.push(
+            Diagnostic::error(
+                "E0205",
+                span,
+                format!(
+                    "contents entry §{n} is not a paragraph number in {text_name}'s numbering ({})",
+                    cov.style
+                ),
+            )
+            .with_paragraph(n.clone()),
+        );
+    }
+    for n in &cov.absent {
+        let span = entry_span(n).unwrap_or_default();
+        out.push(
+            Diagnostic::error(
+                "E0206",
+                span,
+                format!("contents entry §{n} is not a paragraph of {text_name}"),
+            )
+            .with_note(
+                "the text's paragraph index has no such number: a typo, or a paragraph of another book",
+            )
+            .with_paragraph(n.clone()),
+        );
+    }
+    for (a, have) in &cov.absent_items {
+        let (base, _) = kriegsspiel_compiler::split_item(a);
+        for (_, span) in report.item_anchors.iter().filter(|(x, _)| x == a) {
+            out.push(
+                Diagnostic::error(
+                    "E0207",
+                    *span,
+                    format!("anchor §{a} names an item that §{base} of {text_name} does not have"),
+                )
+                .with_note(format!("§{base}: {}", kriegsspiel_text::coverage::items_had(have)))
+                .with_paragraph(base.clone()),
+            );
+        }
+    }
+    for m in &cov.title_mismatches {
+        let span = entry_span(&m.number).unwrap_or_default();
+        out.push(
+            Diagnostic::warning(
+                "W0007",
+                span,
+                format!(
+                    "§{} is titled \"{}\" here but \"{}\" in {text_name} (line {})",
+                    m.number, m.encoded_title, m.text_title, m.line
+                ),
+            )
+            .with_paragraph(m.number.clone()),
+        );
+    }
+    out
 }

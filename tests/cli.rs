@@ -300,3 +300,67 @@ fn a_run_with_options_reports_no_unused_example_helpers() {
     assert!(!stderr(&o).contains("W0001"), "{}", stderr(&o));
     assert!(stderr(&o).starts_with("result: "), "{}", stderr(&o));
 }
+
+/// `check --text` reports what the text says of the contents and the anchors as
+/// diagnostics with codes and spans in the rulebook, counted in the summary and the
+/// exit code: an entry the text lacks (E0206), an anchor to a lettered item the text
+/// does not have (E0207), a title that differs (W0007). Regression: these lines had
+/// no code or position, and the summary said "0 error(s)".
+#[test]
+fn check_text_findings_are_diagnostics() {
+    let dir = scratch("text-findings");
+    let good = "rulebook \"Q\" { numbering dotted; dice d6; }\n\
+                contents { §1.0 \"Opening\" §2.0 \"Play\" }\n\
+                §1.0 sides { Red, Blue }\n§2.0.B fn f() -> Int = 1;\n§2.0.A fn g() -> Int = f();\n";
+    let txt = dir.join("rules.txt");
+    std::fs::write(&txt, "1.0 Opening\nWords.\n2.0 Play\nA. First thing.\nB. Second thing.\n")
+        .expect("writes");
+    let rb = dir.join("good.ks");
+    std::fs::write(&rb, good).expect("writes");
+    let o = ks(&[
+        "check",
+        "--color",
+        "never",
+        rb.to_str().expect("utf-8"),
+        "--text",
+        txt.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("E020"), "{}", stderr(&o));
+
+    // Near miss above (items A and B exist); now item D, an entry 3.0 and a new title.
+    let bad = good
+        .replace("§2.0.B fn f", "§2.0.D fn f")
+        .replace("§2.0 \"Play\" }", "§2.0 \"Combat\" §3.0 \"Extra\" }");
+    std::fs::write(&rb, bad).expect("writes");
+    let o = ks(&[
+        "check",
+        "--color",
+        "never",
+        rb.to_str().expect("utf-8"),
+        "--text",
+        txt.to_str().expect("utf-8"),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[E0206]: contents entry §3.0 is not a paragraph of"), "{err}");
+    assert!(err.contains("error[E0207]: anchor §2.0.D names an item that §2.0 of"), "{err}");
+    assert!(err.contains("§2.0: it has items A, B"), "{err}");
+    assert!(err.contains("warning[W0007]: §2.0 is titled \"Combat\" here but \"Play\""), "{err}");
+    assert!(err.contains("good.ks:4:1"), "E0207 points at the anchor: {err}");
+    assert!(stdout(&o).contains("diagnostics: 2 error(s), 3 warning(s)"), "{}", stdout(&o));
+    // The same in JSON, with spans.
+    let o = ks(&[
+        "check",
+        "--format",
+        "json",
+        rb.to_str().expect("utf-8"),
+        "--text",
+        txt.to_str().expect("utf-8"),
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["errors"], 2);
+    let codes: Vec<&str> =
+        v["diagnostics"].as_array().expect("array").iter().filter_map(|d| d["code"].as_str()).collect();
+    assert!(codes.contains(&"E0206") && codes.contains(&"E0207") && codes.contains(&"W0007"), "{codes:?}");
+}

@@ -1139,7 +1139,9 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             ContentStatus::Missing
         };
         report.contents.push((e.number.clone(), e.title.clone(), status));
+        report.contents_spans.push(e.span);
     }
+    report.item_anchors = contents.item_anchors.take();
     report.supplied = prog
         .supplied
         .iter()

@@ -3,6 +3,7 @@
 use crate::env::suggest;
 use kriegsspiel_dsl::ast::{Anchor, ContentsEntry, Span};
 use kriegsspiel_dsl::Diagnostic;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 /// Numbering schemes the header may declare.
@@ -71,6 +72,9 @@ pub struct Contents {
     pub index: BTreeMap<String, usize>,
     /// Declared parts (`parts Standard, Exclusive;`): a bracketed number must name one.
     pub parts: Vec<String>,
+    /// Every anchor to a lettered item met by [`Contents::check`] (`8.2.D` and where),
+    /// so that `check --text` can ask the text whether the item exists.
+    pub item_anchors: RefCell<Vec<(String, Span)>>,
 }
 
 /// The part a bracketed number names (`Exclusive` of `Exclusive[12.]`), if any.
@@ -126,7 +130,7 @@ impl Contents {
 
     /// Check an anchor: its paragraph must be in the contents. Returns the base number.
     pub fn check(&self, a: &Anchor, scheme: Scheme, diags: &mut Vec<Diagnostic>) -> Option<String> {
-        let (base, _) = split_item(&a.text);
+        let (base, item) = split_item(&a.text);
         if !scheme.fits(&base) || !self.part_ok(scheme, &base) {
             let mut d = Diagnostic::error(
                 "E0204",
@@ -155,6 +159,9 @@ impl Contents {
             }
             diags.push(d);
             return None;
+        }
+        if item.is_some() {
+            self.item_anchors.borrow_mut().push((a.text.clone(), a.span));
         }
         Some(base)
     }

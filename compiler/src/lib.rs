@@ -205,6 +205,11 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
                 }
             }
             report.examples_run += r.examples_run;
+            for a in r.item_anchors {
+                if !report.item_anchors.iter().any(|x| x.1 == a.1) {
+                    report.item_anchors.push(a);
+                }
+            }
             report.examples_passed += r.examples_passed;
             encoded.extend(enc);
         }

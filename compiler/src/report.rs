@@ -26,6 +26,13 @@ pub struct Report {
     pub supersessions: Vec<crate::layers::Supersession>,
     /// Paragraphs superseded by a layer always in play: (paragraph, by paragraph).
     pub superseded: Vec<(String, String)>,
+    /// Where each contents entry is written, in the order of `contents`.
+    #[serde(skip)]
+    pub contents_spans: Vec<kriegsspiel_dsl::ast::Span>,
+    /// Anchors to lettered items (`8.2.D`) and where each is written, over every
+    /// configuration compiled: `check --text` asks the text whether the item exists.
+    #[serde(skip)]
+    pub item_anchors: Vec<(String, kriegsspiel_dsl::ast::Span)>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]

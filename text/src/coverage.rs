@@ -64,6 +64,9 @@ pub struct CoverageReport {
     pub absent: Vec<String>,
     /// Encoding entries whose number is not a number of the text's style.
     pub unparsed: Vec<String>,
+    /// Anchors to a lettered item (`8.2.D`) whose paragraph the text has but not the
+    /// item, each with the items the text gives that paragraph (`["A", "B"]`).
+    pub absent_items: Vec<(String, Vec<String>)>,
     pub title_mismatches: Vec<TitleMismatch>,
     /// Encoded share of the text's headings, in tenths of a percent.
     pub encoded_permille: u32,
@@ -136,9 +139,40 @@ pub fn coverage(
     style: Option<&str>,
     encoded: &[EncodedParagraph],
 ) -> Result<CoverageReport, String> {
+    coverage_with_items(text_source, style, encoded, &[])
+}
+
+/// [`coverage`], and also ask the text whether each anchor to a lettered item
+/// (`8.2.D`, as the anchors write it) names an item the text has.
+pub fn coverage_with_items(
+    text_source: &str,
+    style: Option<&str>,
+    encoded: &[EncodedParagraph],
+    item_anchors: &[String],
+) -> Result<CoverageReport, String> {
     let style = resolve(text_source, style)?;
     let idx = index(text_source, &style);
-    Ok(build(&idx, encoded))
+    let mut report = build(&idx, encoded);
+    // Only a style with lettered items indexes them: elsewhere the text cannot say.
+    let items = if idx.style.lettered_items { item_anchors } else { &[] };
+    for a in items {
+        let Some((part, path, Some(letter))) = parse_anchor(&idx.style, a) else { continue };
+        // A paragraph the text lacks is the contents' error (`absent`), not the item's.
+        if idx.find(part, &path, None).is_none() || idx.find(part, &path, Some(letter)).is_some() {
+            continue;
+        }
+        if report.absent_items.iter().any(|(x, _)| x == a) {
+            continue;
+        }
+        let have: Vec<String> = idx
+            .paragraphs
+            .iter()
+            .filter(|p| p.part_index == part && p.path == path)
+            .filter_map(|p| p.letter.map(|c| c.to_string()))
+            .collect();
+        report.absent_items.push((a.clone(), have));
+    }
+    Ok(report)
 }
 
 fn agree(a: &str, b: &str) -> bool {
@@ -198,6 +232,7 @@ pub fn build(idx: &TextIndex, encoded: &[EncodedParagraph]) -> CoverageReport {
         neither: Vec::new(),
         absent,
         unparsed,
+        absent_items: Vec::new(),
         title_mismatches,
         encoded_permille: 0,
         covered_permille: 0,
@@ -225,8 +260,36 @@ fn pct(permille: u32) -> String {
 }
 
 impl CoverageReport {
-    /// The report for people.
+    /// The report for people: its findings, then [`CoverageReport::render_summary`].
     pub fn render_human(&self) -> String {
+        let mut out = String::new();
+        for n in &self.unparsed {
+            out.push_str(&format!(
+                "error: contents entry §{n} is not a paragraph number of this text's style\n"
+            ));
+        }
+        for n in &self.absent {
+            out.push_str(&format!("error: contents entry §{n} is not in the text\n"));
+        }
+        for (a, have) in &self.absent_items {
+            out.push_str(&format!(
+                "error: anchor §{a} names an item the text does not have ({})\n",
+                items_had(have)
+            ));
+        }
+        for m in &self.title_mismatches {
+            out.push_str(&format!(
+                "warning: §{} is titled \"{}\" in the encoding but \"{}\" in the text (line {})\n",
+                m.number, m.encoded_title, m.text_title, m.line
+            ));
+        }
+        out.push_str(&self.render_summary());
+        out
+    }
+
+    /// The counts and the lists of waived and uncovered paragraphs, without the
+    /// findings (`check --text` reports those as diagnostics with codes and spans).
+    pub fn render_summary(&self) -> String {
         let mut out = String::new();
         out.push_str(&format!(
             "rules coverage ({} numbering): {} of {} paragraphs encoded ({}), {} waived, {} neither; encoded or waived {}\n",
@@ -238,20 +301,6 @@ impl CoverageReport {
             self.neither.len(),
             pct(self.covered_permille)
         ));
-        for n in &self.unparsed {
-            out.push_str(&format!(
-                "error: contents entry §{n} is not a paragraph number of this text's style\n"
-            ));
-        }
-        for n in &self.absent {
-            out.push_str(&format!("error: contents entry §{n} is not in the text\n"));
-        }
-        for m in &self.title_mismatches {
-            out.push_str(&format!(
-                "warning: §{} is titled \"{}\" in the encoding but \"{}\" in the text (line {})\n",
-                m.number, m.encoded_title, m.text_title, m.line
-            ));
-        }
         if !self.waived.is_empty() {
             out.push_str("waived:\n");
             for w in &self.waived {
@@ -279,6 +328,15 @@ impl CoverageReport {
 
     /// True when the encoding names paragraphs the text does not have.
     pub fn has_errors(&self) -> bool {
-        !self.absent.is_empty() || !self.unparsed.is_empty()
+        !self.absent.is_empty() || !self.unparsed.is_empty() || !self.absent_items.is_empty()
+    }
+}
+
+/// `"it has items A, B"` / `"it has no lettered items"`.
+pub fn items_had(have: &[String]) -> String {
+    if have.is_empty() {
+        "it has no lettered items".to_string()
+    } else {
+        format!("it has items {}", have.join(", "))
     }
 }

@@ -21,7 +21,7 @@ pub mod style;
 
 pub use checks::{check, Finding, Severity};
 pub use cli::{run_cli, TextOptions};
-pub use coverage::{coverage, CoverageReport, EncodedParagraph, EncodedStatus};
+pub use coverage::{coverage, coverage_with_items, CoverageReport, EncodedParagraph, EncodedStatus};
 pub use detect::{detect, resolve};
 pub use index::{index, Paragraph, ParagraphKind, TextIndex};
 pub use style::Style;

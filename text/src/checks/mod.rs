@@ -46,6 +46,7 @@ pub const CODES: &[(&str, Severity, &str)] = &[
     ("T0004", Severity::Error, "heading without its parent heading"),
     ("T0005", Severity::Error, "heading numbered as a child of the wrong parent"),
     ("T0006", Severity::Warning, "lettered items out of sequence"),
+    ("T0007", Severity::Error, "heading misnumbered (one slip: no gap or repeat reported for it)"),
     ("T0101", Severity::Error, "reference to a paragraph that does not exist"),
     ("T0102", Severity::Warning, "reference topic differs from the target's title"),
     ("T0201", Severity::Error, "dice table leaves a gap"),

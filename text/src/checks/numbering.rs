@@ -115,25 +115,48 @@ fn ordered(sink: &mut Sink, style: &Style, hs: &[HeadingHit]) {
                 expected_between(&prev_path, &next.path).map(Some)
             };
             if let (true, Some(expected)) = (breaks_next, expected) {
-                sink.push_with_notes(
-                    "T0005",
-                    h.start,
-                    h.end,
-                    format!(
-                        "heading {shown} sits between {} and {}: numbered as a child of {}",
-                        format_path(style, &prev_path),
-                        next.written,
-                        parent_name(style, p)
-                    ),
-                    match &expected {
-                        Some(e) => vec![format!("the sequence expects {}", format_path(style, e))],
-                        None => vec!["the sequence runs on without it".into()],
-                    },
-                );
-                mark_seen(&mut seen, h);
-                if let Some(e) = expected {
-                    seen.insert(e.clone());
-                    prev = Some(e);
+                // One slip: a sibling's number (`3.4` where `3.3` belongs, `3.4`
+                // following) is T0007; a number under another parent is T0005.
+                let same_parent = matches!(&expected, Some(e) if e.len() == p.len() && e[..e.len() - 1] == p[..p.len() - 1]);
+                if same_parent {
+                    let e = expected.clone().unwrap_or_default();
+                    sink.push_with_notes(
+                        "T0007",
+                        h.start,
+                        h.end,
+                        format!(
+                            "heading {shown} is misnumbered: it sits between {} and {}, where the sequence expects {}",
+                            format_path(style, &prev_path),
+                            next.written,
+                            format_path(style, &e)
+                        ),
+                        vec![format!("reported once: read as {}, the numbering runs on without a gap or a repeat", format_path(style, &e))],
+                    );
+                } else {
+                    sink.push_with_notes(
+                        "T0005",
+                        h.start,
+                        h.end,
+                        format!(
+                            "heading {shown} sits between {} and {}: numbered as a child of {}",
+                            format_path(style, &prev_path),
+                            next.written,
+                            parent_name(style, p)
+                        ),
+                        match &expected {
+                            Some(e) => vec![format!("the sequence expects {}", format_path(style, e))],
+                            None => vec!["the sequence runs on without it".into()],
+                        },
+                    );
+                }
+                match expected {
+                    // Read as the number it should have: the heading that really has
+                    // its written number is not a repeat, and nothing is skipped.
+                    Some(e) => {
+                        seen.insert(e.clone());
+                        prev = Some(e);
+                    }
+                    None => mark_seen(&mut seen, h),
                 }
                 continue;
             }
@@ -231,22 +254,42 @@ fn unordered(sink: &mut Sink, style: &Style, hs: &[HeadingHit]) {
             first.insert(h.path.clone(), i);
         }
     }
+    // Gaps among siblings whose parent exists (reported below, after the repeats
+    // that explain some of them).
+    let gaps = sibling_gaps(&seen);
+    let mut explained: BTreeSet<Path> = BTreeSet::new();
     // A number used twice: report the occurrence that fits its neighbours worst
-    // (the misnumbered one), and point at the other.
+    // (the misnumbered one), and point at the other. When the misfit differs by one
+    // digit from the only number missing among its neighbours, the repeat and the gap
+    // are one slip, reported once.
     for occ in occurrences.values().filter(|o| o.len() > 1) {
         let keep = occ.iter().copied().max_by_key(|&i| (fit(hs, i), std::cmp::Reverse(i))).unwrap_or(occ[0]);
         for &i in occ.iter().filter(|&&i| i != keep) {
             let h = &hs[i];
             let other = hs[keep].line + 1;
+            let slip = gaps
+                .iter()
+                .filter(|(_, g)| g.len() == 1)
+                .map(|(_, g)| g[0].clone())
+                .find(|x| one_digit_apart(&format_path(style, x), &h.written) && near(hs, i, x));
+            let mut notes = vec![format!(
+                "also used on line {other}, where it fits its neighbours; this one sits among {}",
+                neighbours(hs, i)
+            )];
+            if let Some(x) = &slip {
+                notes.push(format!(
+                    "probably {}: that number is missing, and it differs from {} by one digit (reported once)",
+                    format_path(style, x),
+                    h.written
+                ));
+                explained.insert(x.clone());
+            }
             sink.push_with_notes(
                 "T0002",
                 h.start,
                 h.end,
                 format!("paragraph number {} is used twice", h.written),
-                vec![format!(
-                    "also used on line {other}, where it fits its neighbours; this one sits among {}",
-                    neighbours(hs, i)
-                )],
+                notes,
             );
         }
     }
@@ -267,9 +310,20 @@ fn unordered(sink: &mut Sink, style: &Style, hs: &[HeadingHit]) {
             );
         }
     }
-    // Gaps among siblings whose parent exists.
+    for (after, gap) in &gaps {
+        if gap.len() == 1 && explained.contains(&gap[0]) {
+            continue;
+        }
+        report_gap(sink, style, hs, &first, gap, after);
+    }
+}
+
+/// Runs of missing numbers among the children of each parent that exists (and at the
+/// top level): (the number after the run, the run).
+fn sibling_gaps(seen: &BTreeSet<Path>) -> Vec<(Path, Vec<Path>)> {
+    let mut out = Vec::new();
     let mut children: BTreeMap<Path, BTreeSet<u32>> = BTreeMap::new();
-    for p in &seen {
+    for p in seen {
         if p.len() >= 2 {
             children.entry(p[..p.len() - 1].to_vec()).or_default().insert(p[p.len() - 1]);
         }
@@ -288,8 +342,7 @@ fn unordered(sink: &mut Sink, style: &Style, hs: &[HeadingHit]) {
             q.push(v);
             if kids.contains(&v) {
                 if !gap.is_empty() {
-                    report_gap(sink, style, hs, &first, &gap, &q);
-                    gap.clear();
+                    out.push((q, std::mem::take(&mut gap)));
                 }
             } else {
                 gap.push(q);
@@ -298,18 +351,37 @@ fn unordered(sink: &mut Sink, style: &Style, hs: &[HeadingHit]) {
         if !gap.is_empty() {
             let mut q = parent.clone();
             q.push(max);
-            report_gap(sink, style, hs, &first, &gap, &q);
+            out.push((q, gap));
         }
     }
+    out
 }
 
-/// How many leading groups a heading shares with its nearest neighbours.
+/// Two numbers as written that differ in exactly one character (`4.443` / `4.143`).
+fn one_digit_apart(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.chars().zip(b.chars()).filter(|(x, y)| x != y).count() == 1
+}
+
+/// A missing number `x` belongs among heading `i`'s neighbours: a heading within
+/// [`FIT_WINDOW`] of it shares `x`'s parent.
+fn near(hs: &[HeadingHit], i: usize, x: &[u32]) -> bool {
+    let parent = &x[..x.len().saturating_sub(1)];
+    let lo = i.saturating_sub(FIT_WINDOW);
+    let hi = (i + FIT_WINDOW + 1).min(hs.len());
+    (lo..hi).any(|j| j != i && hs[j].path.len() == x.len() && hs[j].path[..parent.len()] == *parent)
+}
+
+/// Headings on either side that [`fit`] looks at: in two-column text the lines of
+/// the two columns alternate, so the nearest heading may come from the other column.
+const FIT_WINDOW: usize = 3;
+
+/// How many leading groups a heading shares with the nearest of its neighbours.
 fn fit(hs: &[HeadingHit], i: usize) -> usize {
     let common = |a: &[u32], b: &[u32]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let p = &hs[i].path;
-    let before = i.checked_sub(1).and_then(|j| hs.get(j)).map(|h| common(p, &h.path));
-    let after = hs.get(i + 1).map(|h| common(p, &h.path));
-    before.unwrap_or(0).max(after.unwrap_or(0))
+    let lo = i.saturating_sub(FIT_WINDOW);
+    let hi = (i + FIT_WINDOW + 1).min(hs.len());
+    (lo..hi).filter(|&j| j != i && hs[j].path != *p).map(|j| common(p, &hs[j].path)).max().unwrap_or(0)
 }
 
 fn neighbours(hs: &[HeadingHit], i: usize) -> String {

@@ -58,6 +58,8 @@ pub struct TextIndex {
     pub refs: Vec<RefHit>,
     pub lines: Vec<Line>,
     pub toc_lines: Vec<bool>,
+    /// The "Contents" headings and how many entries follow each.
+    pub toc_blocks: Vec<crate::scan::TocBlock>,
     /// Raw headings in text order (numbering checks read these).
     pub headings: Vec<HeadingHit>,
     by_key: BTreeMap<(Option<usize>, Path, Option<char>), usize>,
@@ -203,6 +205,7 @@ pub fn index(src: &str, style: &Style) -> TextIndex {
         refs: found.refs,
         lines,
         toc_lines: found.toc_lines,
+        toc_blocks: found.toc_blocks,
         headings: found.headings,
         by_key,
     }

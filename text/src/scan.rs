@@ -64,6 +64,22 @@ pub struct RefHit {
     pub topic: Option<Topic>,
 }
 
+/// A "Contents" heading and what follows it.
+#[derive(Debug, Clone)]
+pub struct TocBlock {
+    /// Byte span of the heading line.
+    pub start: usize,
+    pub end: usize,
+    /// 0-based line.
+    pub line: usize,
+    /// Entry lines after it (bullets, part lines, dot-leader lines).
+    pub entries: usize,
+    /// Of those, lines that name a part (`PART ONE: ...`) rather than a paragraph.
+    pub part_entries: usize,
+    /// The heading repeats the one before it with no entry between them.
+    pub repeated: bool,
+}
+
 /// Everything the scanner found.
 #[derive(Debug, Clone, Default)]
 pub struct Scan {
@@ -73,14 +89,16 @@ pub struct Scan {
     pub refs: Vec<RefHit>,
     /// Per line: true when the line belongs to a table of contents.
     pub toc_lines: Vec<bool>,
+    /// The "Contents" headings, in text order.
+    pub toc_blocks: Vec<TocBlock>,
     /// Part boundaries: (byte offset where the part starts, part index).
     pub part_starts: Vec<(usize, usize)>,
 }
 
 /// Scan a lexed text under a style.
 pub fn scan(src: &str, lines: &[Line], style: &Style) -> Scan {
-    let toc_lines = find_toc_lines(src, lines, style);
-    let mut out = Scan { toc_lines: toc_lines.clone(), ..Scan::default() };
+    let (toc_lines, toc_blocks) = find_toc_lines(src, lines, style);
+    let mut out = Scan { toc_lines: toc_lines.clone(), toc_blocks, ..Scan::default() };
     let mut part: Option<usize> = if style.parts.is_empty() { None } else { Some(0) };
     let mut section_title = String::new();
     let mut prev_blank = true;
@@ -156,24 +174,44 @@ fn is_all_caps_word(s: &str) -> bool {
 /// Lines that belong to a table of contents: after a "Contents" line, bullet or
 /// part entries until the first other line or the first repeated entry; and any
 /// line with two or more dot leaders.
-fn find_toc_lines(src: &str, lines: &[Line], style: &Style) -> Vec<bool> {
+fn find_toc_lines(src: &str, lines: &[Line], style: &Style) -> (Vec<bool>, Vec<TocBlock>) {
     let mut out = vec![false; lines.len()];
+    let mut blocks: Vec<TocBlock> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let line = &lines[i];
         let leaders = line.toks.iter().filter(|t| t.kind == Tok::Leader).count();
         if leaders >= 2 {
             out[i] = true;
+            if let Some(b) = blocks.last_mut().filter(|b| b.line + b.entries + 1 >= i) {
+                b.entries += 1;
+            }
         }
         if is_contents_title(line.text(src)) {
             out[i] = true;
+            let new_block = |l: &Line, repeated: bool| TocBlock {
+                start: l.start,
+                end: l.end,
+                line: l.number,
+                entries: 0,
+                part_entries: 0,
+                repeated,
+            };
+            blocks.push(new_block(line, false));
             let mut seen: Vec<String> = Vec::new();
             let mut j = i + 1;
             while j < lines.len() {
                 let l = &lines[j];
                 let t = l.text(src).trim().to_string();
-                if l.is_blank() || is_contents_title(&t) {
+                if l.is_blank() {
                     out[j] = true;
+                    j += 1;
+                    continue;
+                }
+                if is_contents_title(&t) {
+                    out[j] = true;
+                    let repeated = blocks.last().is_some_and(|b| b.entries == 0);
+                    blocks.push(new_block(l, repeated));
                     j += 1;
                     continue;
                 }
@@ -182,6 +220,12 @@ fn find_toc_lines(src: &str, lines: &[Line], style: &Style) -> Vec<bool> {
                 if (bullet || part_line) && !seen.contains(&t) {
                     seen.push(t);
                     out[j] = true;
+                    if let Some(b) = blocks.last_mut() {
+                        b.entries += 1;
+                        if part_line && !bullet {
+                            b.part_entries += 1;
+                        }
+                    }
                     j += 1;
                 } else {
                     break;
@@ -192,7 +236,7 @@ fn find_toc_lines(src: &str, lines: &[Line], style: &Style) -> Vec<bool> {
         }
         i += 1;
     }
-    out
+    (out, blocks)
 }
 
 fn is_contents_title(text: &str) -> bool {

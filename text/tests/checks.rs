@@ -377,6 +377,37 @@ fn heading_missing_from_a_full_contents() {
     assert!(codes(src, "dotted-lettered").is_empty());
 }
 
+#[test]
+fn contents_headings_empty_repeated_or_partial() {
+    let body = "1.0 A\n2.0 B\n3.0 C\n4.0 D\n5.0 E\n6.0 F\n";
+    // No entries at all.
+    let src = format!("Rules\nTable of Contents\n\n{body}");
+    assert_eq!(codes(&src, "dotted-lettered"), ["T0304"]);
+    // Repeated with nothing between: one finding, at the repeat (not also "empty").
+    let full = "- 1.0 A\n- 2.0 B\n- 3.0 C\n- 4.0 D\n- 5.0 E\n- 6.0 F\n";
+    let src = format!("Table of Contents\nTable of Contents\n{full}{body}");
+    let f = findings(&src, "dotted-lettered");
+    assert_eq!(f.iter().map(|f| f.code).collect::<Vec<_>>(), ["T0305"], "{f:?}");
+    assert_eq!(f[0].line, 2);
+    // Stops at 2.0 of six top-level headings.
+    let src = format!("Table of Contents\n- 1.0 A\n- 2.0 B\n{body}");
+    let f = findings(&src, "dotted-lettered");
+    assert_eq!(f.iter().map(|f| f.code).collect::<Vec<_>>(), ["T0306"], "{f:?}");
+    assert!(f[0].message.contains("stops at 2.0"), "{}", f[0].message);
+    // Only the parts.
+    let src = "Table of Contents\n\nPART ONE: STANDARD RULES\nPART TWO: EXCLUSIVE RULES\n\nPART ONE: STANDARD RULES\n\nBASICS\n\n[1.] Words.\n\n[2.] Words.\n";
+    assert_eq!(codes(src, "bracketed-parts"), ["T0306"]);
+    // Near misses: a full contents; a selection that is not a prefix; a contents with
+    // its heading once; a text with no contents at all.
+    let src = format!("Table of Contents\n{full}{body}");
+    assert!(codes(&src, "dotted-lettered").is_empty());
+    let src = format!("Table of Contents\n- 1.0 A\n- 4.0 D\n{body}");
+    assert!(codes(&src, "dotted-lettered").is_empty());
+    assert!(codes(body, "dotted-lettered").is_empty());
+    let src = "Table of Contents\n\nPART ONE: STANDARD RULES\n\nPART ONE: STANDARD RULES\n\nBASICS\n\n[1.] Words.\n";
+    assert_eq!(codes(src, "bracketed-parts"), ["T0306"], "one part listed is still parts only");
+}
+
 // ---------------------------------------------------------------- the five texts
 
 /// The workspace's shared helper (tests/support/texts.rs): `$KRIEGSSPIEL_TEXTS` or
@@ -410,7 +441,8 @@ fn rulebook_frederick() {
     assert_eq!(idx.headings_only().count(), 93);
     assert_eq!(idx.toc.len(), 30);
     // "reinforcements (4.2)": the text has 4.12 Reinforcements, no 4.2.
-    assert_eq!(summary(&src, "decimal-implied"), [s("T0101", 105, "4.0")]);
+    // The contents heading is written twice (lines 3 and 4).
+    assert_eq!(summary(&src, "decimal-implied"), [s("T0305", 4, ""), s("T0101", 105, "4.0")]);
 }
 
 #[test]
@@ -425,6 +457,7 @@ fn rulebook_peter() {
     assert_eq!(
         summary(&src, "dotted-lettered"),
         [
+            s("T0305", 4, ""),          // "Table of Contents" twice (lines 3 and 4)
             s("T0101", 34, "2.1.1.C"),  // (5.0.4): no such paragraph
             s("T0101", 163, "5.2.1"),   // (5.2.3, 5.2.4): 5.2 stops at 5.2.3
             s("T0004", 566, "13.18.3"), // 13.18.3 without 13.18
@@ -445,7 +478,8 @@ fn rulebook_torgau() {
     let idx = index(&src, &style("rule-lettered"));
     assert_eq!(idx.headings_only().count(), 24);
     assert_eq!(idx.paragraphs.len() - 24, 74);
-    assert!(summary(&src, "rule-lettered").is_empty());
+    // "Table of Contents" with no entry after it.
+    assert_eq!(summary(&src, "rule-lettered"), [s("T0304", 5, "")]);
 }
 
 #[test]
@@ -459,7 +493,8 @@ fn rulebook_napoleon() {
     let exclusive = idx.headings_only().filter(|p| p.part.as_deref() == Some("Exclusive")).count();
     assert_eq!((standard, exclusive), (210, 195));
     // Exclusive [13.] is missing.
-    assert_eq!(summary(&src, "bracketed-parts"), [s("T0001", 918, "Exclusive[14.]")]);
+    // The contents names the two parts and no paragraph or section.
+    assert_eq!(summary(&src, "bracketed-parts"), [s("T0306", 5, ""), s("T0001", 918, "Exclusive[14.]")]);
 }
 
 #[test]

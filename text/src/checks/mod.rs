@@ -55,6 +55,9 @@ pub const CODES: &[(&str, Severity, &str)] = &[
     ("T0301", Severity::Warning, "contents entry without a heading"),
     ("T0302", Severity::Warning, "heading missing from the contents"),
     ("T0303", Severity::Warning, "contents title differs from the heading"),
+    ("T0304", Severity::Warning, "contents heading with no entries"),
+    ("T0305", Severity::Warning, "contents heading repeated"),
+    ("T0306", Severity::Warning, "partial contents (only the parts, or stops early in the top level)"),
 ];
 
 /// Severity of a code (every code has exactly one).

@@ -68,6 +68,11 @@ pub(crate) fn scan_refs(
             }
             continue;
         }
+        if let Some((r, next)) = placeholder_at(src, toks, i, style, paren_see) {
+            refs.push(RefHit { line: line.number, ..r });
+            i = next;
+            continue;
+        }
         let (explicit_part, marker_at) = part_prefix(src, toks, i, style);
         let Some(first) = ref_at(src, toks, marker_at, style, i, paren_see) else {
             i += 1;
@@ -121,10 +126,70 @@ pub(crate) fn scan_refs(
                 end: r.end,
                 line: line.number,
                 topic,
+                placeholder: false,
             });
         }
         i = list_end.max(i + 1);
     }
+}
+
+/// `(7.X)`, `see 4.1X`: a decimal reference whose last group is a placeholder letter
+/// run (`X`, `XX`, `x`) instead of digits, where a reference is cued.
+fn placeholder_at(
+    src: &str,
+    toks: &[Token],
+    i: usize,
+    style: &Style,
+    paren_see: bool,
+) -> Option<(RefHit, usize)> {
+    if style.marker != Marker::Decimal {
+        return None;
+    }
+    let n = toks.get(i)?;
+    if n.kind != Tok::Number {
+        return None;
+    }
+    let prev = i.checked_sub(1).and_then(|p| toks.get(p));
+    let cued = match prev {
+        Some(p) if p.kind == Tok::LParen => true,
+        Some(p) if p.kind == Tok::Word => {
+            style.ref_cues.iter().any(|c| c.eq_ignore_ascii_case(tok_text(src, p)))
+        }
+        _ => false,
+    } || paren_see;
+    if !cued {
+        return None;
+    }
+    let written_num = tok_text(src, n);
+    // `7.X`: the number, a glued full stop, a glued X run. `4.1X` lexes as `4.1`
+    // followed by a glued word `X`.
+    let (x, end_idx) = match (toks.get(i + 1), toks.get(i + 2)) {
+        (Some(dot), Some(w)) if dot.kind == Tok::Period && dot.start == n.end && w.start == dot.end => {
+            (w, i + 2)
+        }
+        (Some(w), _) if w.start == n.end && written_num.contains('.') => (w, i + 1),
+        _ => return None,
+    };
+    let xt = tok_text(src, x);
+    if x.kind != Tok::Word || xt.is_empty() || !xt.chars().all(|c| c == 'X' || c == 'x') {
+        return None;
+    }
+    let path: Path = written_num.split('.').filter_map(|g| g.parse().ok()).collect();
+    let written = src.get(n.start..x.end).unwrap_or("").to_string();
+    Some((
+        RefHit {
+            part: None,
+            path,
+            item: None,
+            written,
+            start: n.start,
+            end: x.end,
+            line: 0,
+            topic: None,
+            placeholder: true,
+        },
+        end_idx + 1,
+    ))
 }
 
 struct RefTok {

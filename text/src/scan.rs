@@ -62,6 +62,9 @@ pub struct RefHit {
     pub end: usize,
     pub line: usize,
     pub topic: Option<Topic>,
+    /// A placeholder written where a number belongs (`7.X`): `path` holds the
+    /// groups that are given.
+    pub placeholder: bool,
 }
 
 /// A "Contents" heading and what follows it.

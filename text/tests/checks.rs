@@ -281,6 +281,29 @@ fn topic_near_misses_pass() {
 }
 
 #[test]
+fn placeholders_and_bare_references_to_other_books() {
+    let base = "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 First. See KR&Os 9.221 for the rest.\n2.0 SCENARIOS\n2.1 GENERAL\n2.2-2.6 ORDERS OF BATTLE\n";
+    // A placeholder where a number belongs.
+    let src = format!("{base}1.12 Second. Refer to the OOBs (2.X) for details.\n");
+    let f = findings(&src, "case-implied");
+    assert_eq!(f.iter().map(|f| f.code).collect::<Vec<_>>(), ["T0103"], "{f:?}");
+    assert_eq!(&src[f[0].start..f[0].end], "2.X");
+    // A bare number below the range heading: printed in another book, unnamed.
+    let src = format!("{base}1.12 Second. Consult the Recruitment Table (2.37).\n");
+    let f = findings(&src, "case-implied");
+    assert_eq!(f.iter().map(|f| f.code).collect::<Vec<_>>(), ["T0104"], "{f:?}");
+    // Near misses: the book named; the range's own numbers; a quantity with x; a text
+    // that never names other books (no external markers: nothing to contradict).
+    let src = format!("{base}1.12 Second. Consult the table in the OOB booklet (2.37). See 2.4 and sections 2.2-2.6. Roll 2x per turn.\n");
+    assert!(codes(&src, "case-implied").is_empty(), "{:?}", findings(&src, "case-implied"));
+    let mut plain = style("case-implied");
+    plain.external_markers.clear();
+    let src = format!("{base}1.12 Second. Consult the Recruitment Table (2.37).\n")
+        .replace("See KR&Os 9.221 for the rest", "Words");
+    assert!(check(&src, &index(&src, &plain)).is_empty());
+}
+
+#[test]
 fn external_references_are_skipped() {
     let src = "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 First. See KR&Os 9.221 and section 9.0 of the KR&Os, and HGH Exclusive Rule 1.52.\n";
     assert!(codes(src, "case-implied").is_empty());
@@ -521,10 +544,16 @@ fn rulebook_sport_of_kings() {
         s("T0001", 512, "4.624"),
         s("T0004", 516, "6.625"),
         s("T0101", 543, "4.642"),
+        // "Hessian Recruitment Table (7.37)": a table of the OOB booklets (7.2-7.6), unnamed.
+        s("T0104", 738, "5.641"),
         s("T0004", 741, "5.664"),
+        // "refer to the OOBs (7.X)": a placeholder.
+        s("T0103", 836, "6.251"),
         // No T0102 on line 861: "Strategic Events (6.0)" names 6.0's child 6.2, which is 6.0's topic too.
         s("T0001", 884, "7.8"),
         s("T0004", 1042, "8.931"),
+        // "use sections 7.X": a placeholder.
+        s("T0103", 1062, "8.931"),
     ];
     assert_eq!(got, want);
 }

@@ -49,6 +49,8 @@ pub const CODES: &[(&str, Severity, &str)] = &[
     ("T0007", Severity::Error, "heading misnumbered (one slip: no gap or repeat reported for it)"),
     ("T0101", Severity::Error, "reference to a paragraph that does not exist"),
     ("T0102", Severity::Warning, "reference topic differs from the target's title"),
+    ("T0103", Severity::Warning, "placeholder where a paragraph number belongs (7.X)"),
+    ("T0104", Severity::Warning, "bare reference to material printed in another book"),
     ("T0201", Severity::Error, "dice table leaves a gap"),
     ("T0202", Severity::Error, "dice table ranges overlap"),
     ("T0203", Severity::Warning, "dice table goes beyond what the dice can roll"),

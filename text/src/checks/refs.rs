@@ -11,14 +11,44 @@ use crate::number::format_path;
 pub(crate) fn check(sink: &mut Sink) {
     let refs = sink.index.refs.clone();
     let style = sink.index.style.clone();
+    // A text that prefixes references to other books (`KR&Os 9.2`) makes a bare
+    // number its own: a bare reference to material printed elsewhere breaks that.
+    let prefixes_other_books = !style.external_markers.is_empty();
     for r in &refs {
+        if r.placeholder {
+            sink.push_with_notes(
+                "T0103",
+                r.start,
+                r.end,
+                format!("reference {} is a placeholder, not a paragraph number", r.written),
+                vec!["the number was never filled in".into()],
+            );
+            continue;
+        }
         let part_name =
             r.part.and_then(|p| style.parts.get(p)).map(|p| format!("{} ", p.name)).unwrap_or_default();
         // Below a range heading (`7.2-7.6`, a pointer to material printed
         // elsewhere) the text cannot say what exists.
-        let under_range = (1..r.path.len())
-            .any(|k| sink.index.find(r.part, &r.path[..k], None).is_some_and(|p| p.range_end.is_some()));
-        if under_range {
+        let range = (1..=r.path.len())
+            .filter_map(|k| sink.index.find(r.part, &r.path[..k], None))
+            .find(|p| p.range_end.is_some())
+            .cloned();
+        if let Some(range) = range {
+            // The range's own numbers (`7.4` of `7.2-7.6`) are named by this text's
+            // range heading; what lies below them is printed elsewhere.
+            let member_of_range = r.path.len() == range.path.len();
+            if prefixes_other_books && !member_of_range {
+                sink.push_with_notes(
+                    "T0104",
+                    r.start,
+                    r.end,
+                    format!(
+                        "reference to {} is to material printed elsewhere ({} {}), written without the other book's name",
+                        r.written, range.number, range.title
+                    ),
+                    vec!["this text names other books next to their numbers (KR&Os 9.2), so a bare number reads as its own".into()],
+                );
+            }
             continue;
         }
         let Some(target) = sink.index.find(r.part, &r.path, None).cloned() else {

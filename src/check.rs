@@ -54,7 +54,13 @@ pub(crate) fn cmd_check(
                     },
                 })
                 .collect();
-            let items: Vec<String> = c.report.item_anchors.iter().map(|(a, _)| a.clone()).collect();
+            let items: Vec<String> = c
+                .report
+                .anchors
+                .iter()
+                .filter(|(a, _)| kriegsspiel_compiler::split_item(a).1.is_some())
+                .map(|(a, _)| a.clone())
+                .collect();
             match kriegsspiel_text::coverage_with_items(&src, None, &encoded, &items) {
                 Ok(r) => Some(r),
                 Err(e) => {
@@ -172,7 +178,7 @@ fn text_diagnostics(
     }
     for (a, have) in &cov.absent_items {
         let (base, _) = kriegsspiel_compiler::split_item(a);
-        for (_, span) in report.item_anchors.iter().filter(|(x, _)| x == a) {
+        for (_, span) in report.anchors.iter().filter(|(x, _)| x == a) {
             out.push(
                 Diagnostic::error(
                     "E0207",

@@ -25,6 +25,7 @@ macro_rules! say {
 mod args;
 mod check;
 mod generate;
+mod report;
 mod run;
 
 #[derive(Parser)]
@@ -125,6 +126,24 @@ enum Cmd {
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
     },
+    /// One page for the designer: the rules text paragraph by paragraph, with the text
+    /// checker's findings and (with --rulebook) the encoding and coverage beside each.
+    Report {
+        /// The rules text (plain UTF-8).
+        text: PathBuf,
+        /// The rulebook that encodes the text (a directory of .ks files or one file).
+        #[arg(long, value_name = "DIR")]
+        rulebook: Option<PathBuf>,
+        /// Write the report to this file instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// A self-contained HTML page, or the same content as JSON.
+        #[arg(long, value_enum, default_value = "html")]
+        format: report::ReportFormat,
+        /// Numbering style (default: detected from the text).
+        #[arg(long, value_parser = args::style_parser())]
+        style: Option<String>,
+    },
     /// Print the compiled bytecode.
     Disasm {
         /// A rulebook directory (all its .ks files) or a single .ks file.
@@ -176,6 +195,9 @@ fn main() -> ExitCode {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             let mut err = std::io::BufWriter::new(std::io::stderr().lock());
             kriegsspiel_text::run_cli(&opts, &mut out, &mut err).clamp(0, 255) as u8
+        }
+        Cmd::Report { text, rulebook, output, format, style } => {
+            report::cmd_report(&text, rulebook.as_deref(), output.as_deref(), format, style.as_deref(), ui)
         }
         Cmd::Disasm { rulebook } => match build(&rulebook, Format::Human, ui) {
             Ok((_, c)) => match &c.program {

@@ -1141,7 +1141,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         report.contents.push((e.number.clone(), e.title.clone(), status));
         report.contents_spans.push(e.span);
     }
-    report.item_anchors = contents.item_anchors.take();
+    report.anchors = contents.anchors.take();
     report.supplied = prog
         .supplied
         .iter()

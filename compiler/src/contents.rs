@@ -72,9 +72,10 @@ pub struct Contents {
     pub index: BTreeMap<String, usize>,
     /// Declared parts (`parts Standard, Exclusive;`): a bracketed number must name one.
     pub parts: Vec<String>,
-    /// Every anchor to a lettered item met by [`Contents::check`] (`8.2.D` and where),
-    /// so that `check --text` can ask the text whether the item exists.
-    pub item_anchors: RefCell<Vec<(String, Span)>>,
+    /// Every anchor met by [`Contents::check`] that names a listed paragraph (as
+    /// written, `8.2.D`, and where): `check --text` asks the text whether a lettered
+    /// item exists; `report` shows what encodes each paragraph.
+    pub anchors: RefCell<Vec<(String, Span)>>,
 }
 
 /// The part a bracketed number names (`Exclusive` of `Exclusive[12.]`), if any.
@@ -130,7 +131,7 @@ impl Contents {
 
     /// Check an anchor: its paragraph must be in the contents. Returns the base number.
     pub fn check(&self, a: &Anchor, scheme: Scheme, diags: &mut Vec<Diagnostic>) -> Option<String> {
-        let (base, item) = split_item(&a.text);
+        let (base, _) = split_item(&a.text);
         if !scheme.fits(&base) || !self.part_ok(scheme, &base) {
             let mut d = Diagnostic::error(
                 "E0204",
@@ -160,9 +161,7 @@ impl Contents {
             diags.push(d);
             return None;
         }
-        if item.is_some() {
-            self.item_anchors.borrow_mut().push((a.text.clone(), a.span));
-        }
+        self.anchors.borrow_mut().push((a.text.clone(), a.span));
         Some(base)
     }
 }

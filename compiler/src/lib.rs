@@ -205,11 +205,8 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
                 }
             }
             report.examples_run += r.examples_run;
-            for a in r.item_anchors {
-                if !report.item_anchors.iter().any(|x| x.1 == a.1) {
-                    report.item_anchors.push(a);
-                }
-            }
+            let known: std::collections::BTreeSet<_> = report.anchors.iter().map(|x| x.1).collect();
+            report.anchors.extend(r.anchors.into_iter().filter(|a| !known.contains(&a.1)));
             report.examples_passed += r.examples_passed;
             encoded.extend(enc);
         }

@@ -29,10 +29,11 @@ pub struct Report {
     /// Where each contents entry is written, in the order of `contents`.
     #[serde(skip)]
     pub contents_spans: Vec<kriegsspiel_dsl::ast::Span>,
-    /// Anchors to lettered items (`8.2.D`) and where each is written, over every
-    /// configuration compiled: `check --text` asks the text whether the item exists.
+    /// Every anchor (as written, `8.2.D`) and where it is written, over every
+    /// configuration compiled: `check --text` asks the text whether a lettered item
+    /// exists; `report` shows what encodes each paragraph.
     #[serde(skip)]
-    pub item_anchors: Vec<(String, kriegsspiel_dsl::ast::Span)>,
+    pub anchors: Vec<(String, kriegsspiel_dsl::ast::Span)>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]

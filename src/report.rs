@@ -48,6 +48,8 @@ struct Row<'a> {
     encodings: Vec<Encoding>,
     supplied: Vec<(String, String)>,
     diagnostics: Vec<&'a Diagnostic>,
+    /// The rulebook's `finding` declarations and the compiler's (W0005) about it.
+    declared: Vec<&'a kriegsspiel_compiler::FindingOut>,
 }
 
 pub(crate) fn cmd_report(
@@ -138,6 +140,7 @@ fn rows<'a>(
         encodings: Vec::new(),
         supplied: Vec::new(),
         diagnostics: Vec::new(),
+        declared: Vec::new(),
     });
     for (k, p) in idx.paragraphs.iter().enumerate() {
         // A heading's span runs to the next heading; its own text ends where its first
@@ -157,6 +160,7 @@ fn rows<'a>(
             encodings: Vec::new(),
             supplied: Vec::new(),
             diagnostics: Vec::new(),
+            declared: Vec::new(),
         });
     }
     // Findings by position: the last paragraph starting at or before the finding.
@@ -211,6 +215,8 @@ fn rows<'a>(
         let (line, text_line) = line_text(*span);
         let file = sources.name(span.file).to_string();
         let enc = match decl_of(*span) {
+            // A finding is about its paragraphs, not an encoding of them.
+            Some(d) if matches!(d.kind, kriegsspiel_dsl::ast::DeclKind::Finding { .. }) => continue,
             Some(d) if d.anchors.iter().any(|a| a.span == *span) => {
                 Encoding { label: first_line(sources, d.span), inner: false, within: None, file, line }
             }
@@ -233,8 +239,19 @@ fn rows<'a>(
         }
     }
     for d in diags {
+        // W0005 is shown as the finding it makes.
+        if d.code == "W0005" {
+            continue;
+        }
         if let Some(i) = d.paragraphs.first().and_then(|p| find(p)) {
             rows[i].diagnostics.push(d);
+        }
+    }
+    for f in &report.findings {
+        let mut at: Vec<usize> = f.paragraphs.iter().filter_map(|p| find(p)).collect();
+        at.dedup();
+        for i in at {
+            rows[i].declared.push(f);
         }
     }
     rows
@@ -317,6 +334,12 @@ fn summary(idx: &TextIndex, findings: &[Finding], rows: &[Row], report: Option<&
         });
         v["supplied"] = json!(r.supplied.len());
         v["rulings"] = json!(r.rulings.len());
+        let mut kinds = serde_json::Map::new();
+        for f in &r.findings {
+            let n = kinds.get(&f.kind).and_then(|v| v.as_u64()).unwrap_or(0);
+            kinds.insert(f.kind.clone(), json!(n + 1));
+        }
+        v["declared_findings"] = json!({ "total": r.findings.len(), "by_kind": kinds });
         v["examples"] = json!({ "run": r.examples_run, "passed": r.examples_passed });
     }
     v
@@ -346,6 +369,10 @@ fn row_json(r: &Row) -> Value {
             "label": e.label, "inner": e.inner, "within": e.within, "file": e.file, "line": e.line,
         })).collect::<Vec<_>>(),
         "supplied": r.supplied.iter().map(|(w, why)| json!({ "what": w, "reason": why })).collect::<Vec<_>>(),
+        "declared_findings": r.declared.iter().map(|f| json!({
+            "kind": f.kind, "description": f.description, "paragraphs": f.paragraphs,
+            "ruling": f.ruling, "source": f.source,
+        })).collect::<Vec<_>>(),
         "diagnostics": r.diagnostics.iter().map(|d| json!({
             "code": d.code,
             "severity": if d.is_error() { "error" } else { "warning" },
@@ -380,7 +407,7 @@ aside{font-size:13px}ul{margin:4px 0;padding-left:18px}\
 .cov{display:inline-block;padding:0 6px;border-radius:4px;font-size:12px;font-weight:600}\
 .cov.encoded{background:#d7f5dd}.cov.waived{background:#e6e6e6}.cov.superseded{background:#dde8fb}\
 .cov.missing{background:#fde2e1}.cov.not-listed{background:#fff0c2}\
-li.finding.error{color:#b3261e}li.finding.warning{color:#8a5a00}li.diag{color:#6b3fa0}\
+li.declared-finding{color:#0b5394}li.finding.error{color:#b3261e}li.finding.warning{color:#8a5a00}li.diag{color:#6b3fa0}\
 code{font:12px ui-monospace,monospace;background:#f2f2f2;padding:0 3px}.where{color:#777;font-size:12px}";
 
 fn html(name: &str, book: Option<&str>, idx: &TextIndex, summary: &Value, rows: &[Row]) -> String {
@@ -421,6 +448,18 @@ fn html(name: &str, book: Option<&str>, idx: &TextIndex, summary: &Value, rows: 
             summary["rulings"],
             summary["examples"]["run"],
             summary["examples"]["passed"]
+        ));
+        let d = &summary["declared_findings"];
+        let kinds: Vec<String> = d["by_kind"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, n)| format!("{} ×{n}", k.replace('_', " ")))
+            .collect();
+        o.push_str(&format!(
+            "<tr><th>Findings from encoding</th><td id=\"declared-summary\">{}{}</td></tr>",
+            d["total"],
+            if kinds.is_empty() { String::new() } else { format!(" ({})", esc(&kinds.join(", "))) }
         ));
     }
     o.push_str("</table></header>\n<main>\n");
@@ -468,6 +507,31 @@ fn html(name: &str, book: Option<&str>, idx: &TextIndex, summary: &Value, rows: 
                     esc(&f.message),
                     f.line,
                     f.notes.iter().map(|n| format!("<br><i>{}</i>", esc(n))).collect::<String>()
+                ));
+            }
+            o.push_str("</ul>");
+        }
+        if !r.declared.is_empty() {
+            o.push_str("<ul class=\"declared\">");
+            for f in &r.declared {
+                let others: Vec<String> =
+                    f.paragraphs.iter().filter(|p| **p != r.number).map(|p| format!("§{p}")).collect();
+                o.push_str(&format!(
+                    "<li class=\"declared-finding\" data-kind=\"{}\"><b>{}</b> {}{}{}{}</li>",
+                    esc(&f.kind),
+                    esc(&f.kind.replace('_', " ")),
+                    esc(&f.description),
+                    if others.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" <span class=\"where\">with {}</span>", esc(&others.join(" ")))
+                    },
+                    f.ruling.as_ref().map(|x| format!(" <i>ruling {}</i>", esc(x))).unwrap_or_default(),
+                    if f.source == "compiler" {
+                        " <span class=\"where\">(found by the compiler)</span>"
+                    } else {
+                        ""
+                    }
                 ));
             }
             o.push_str("</ul>");

@@ -46,7 +46,8 @@ fn fixture(dir: &Path) -> (PathBuf, PathBuf) {
          §1.1 sides { Red, Blue }\n\
          §2.1.A table Fire supplied \"the fire table is on a chart\" { roll 1d6; rows { 1: 0; 2: 0; 3: 0; 4: 1; 5: 1; 6: 1; } }\n\
          §2.1 procedure fire() {\n  §1.1 log \"moving\";\n  let x = Fire[roll 1d6];\n}\n\
-         §1.1 sequence { call fire(); draw \"done\"; }\n",
+         §1.1 sequence { call fire(); draw \"done\"; }\n\
+         §1.1 §2.0 finding contradiction \"moving says once, fighting says twice\";\n",
     )
     .expect("writes");
     (txt, rb)
@@ -80,7 +81,16 @@ fn json_puts_findings_and_encoding_beside_their_paragraphs() {
     assert_eq!(p11["coverage"], "encoded");
     assert_eq!(para(&v, "1.0")["coverage"], "waived");
     assert_eq!(para(&v, "1.0")["reason"], "history, no rule effect");
+    // The finding sits at both its paragraphs and does not encode 2.0.
     assert_eq!(para(&v, "2.0")["coverage"], "missing");
+    assert_eq!(para(&v, "2.0")["declared_findings"][0]["kind"], "contradiction");
+    assert_eq!(p11["declared_findings"][0]["description"], "moving says once, fighting says twice");
+    assert!(!p11["encodings"]
+        .as_array()
+        .expect("a")
+        .iter()
+        .any(|e| e["label"].as_str().is_some_and(|l| l.starts_with("finding"))));
+    assert_eq!(v["summary"]["declared_findings"]["total"], 1);
     // 1.1 is encoded by a declaration and by a statement inside the procedure.
     let enc = p11["encodings"].as_array().expect("a");
     assert!(enc.iter().any(|e| e["label"] == "sides { Red, Blue }" && e["inner"] == false), "{enc:?}");
@@ -197,6 +207,7 @@ fn the_html_report_renders_in_a_browser() {
     assert!(s11.contains("sides { Red, Blue }"), "{s11}");
     let s20 = section("2.0");
     assert!(s20.contains("data-coverage=\"missing\"") && !s20.contains("T0101"), "{s20}");
+    assert!(s20.contains("data-kind=\"contradiction\""), "the declared finding is beside 2.0: {s20}");
     assert!(section("1.0").contains("history, no rule effect"));
     assert!(section("2.1.A").contains("the fire table is on a chart"));
     // Escaping: the rulebook's quotes and braces arrive as text.

@@ -175,8 +175,14 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         }
     };
     for d in &book.decls {
+        // A finding names the paragraphs it is about; it does not encode them.
+        let is_finding = matches!(d.kind, DeclKind::Finding { .. });
         for a in &d.anchors {
-            check_anchor(a, diags, &mut encoded);
+            if is_finding {
+                let _ = contents.check(a, scheme, diags);
+            } else {
+                check_anchor(a, diags, &mut encoded);
+            }
         }
         match &d.kind {
             DeclKind::Modifiers(m) => {
@@ -1082,6 +1088,31 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     para: p,
                 });
             }
+        }
+        if let DeclKind::Finding { kind, description, ruling } = &d.kind {
+            let para = first_para(d);
+            if !crate::report::FINDING_KINDS.contains(&kind.name.as_str()) {
+                diags.push(
+                    Diagnostic::error("E0117", kind.span, format!("unknown finding kind `{}`", kind.name))
+                        .with_note(format!("the kinds are {}", crate::report::FINDING_KINDS.join(", ")))
+                        .with_paragraph(para.clone()),
+                );
+            }
+            if let Some(r) = ruling {
+                if !env.rulings.iter().any(|(n, _)| *n == r.name) {
+                    diags.push(
+                        Diagnostic::error("E0114", r.span, format!("unknown ruling `{}`", r.name))
+                            .with_paragraph(para.clone()),
+                    );
+                }
+            }
+            report.findings.push(crate::report::FindingOut {
+                kind: kind.name.clone(),
+                description: description.clone(),
+                paragraphs: d.anchors.iter().map(|a| a.text.clone()).collect(),
+                ruling: ruling.as_ref().map(|r| r.name.clone()),
+                source: "declared".into(),
+            });
         }
         if let DeclKind::Ruling(r) = &d.kind {
             let paras: Vec<u16> = d.anchors.iter().map(|a| env.para(&a.text)).collect();

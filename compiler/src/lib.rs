@@ -19,7 +19,7 @@ mod tables;
 mod types;
 
 pub use contents::split_item;
-pub use report::{ContentStatus, Report};
+pub use report::{ContentStatus, FindingOut, Report, FINDING_KINDS};
 
 use kriegsspiel_dsl::{Diagnostic, SourceMap};
 use kriegsspiel_runtime::Program;
@@ -207,6 +207,11 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
             report.examples_run += r.examples_run;
             let known: std::collections::BTreeSet<_> = report.anchors.iter().map(|x| x.1).collect();
             report.anchors.extend(r.anchors.into_iter().filter(|a| !known.contains(&a.1)));
+            for f in r.findings {
+                if !report.findings.contains(&f) {
+                    report.findings.push(f);
+                }
+            }
             report.examples_passed += r.examples_passed;
             encoded.extend(enc);
         }
@@ -236,6 +241,18 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
         report.layers = layers.defs.iter().map(|l| (l.name.clone(), l.title.clone(), l.optional)).collect();
     }
     report.supersessions = sups;
+    // An example that holds under one reading of a ruling only is a finding about the
+    // text (the example and its rule disagree under the other), found by the compiler.
+    for d in diags.iter().filter(|d| d.code == "W0005") {
+        let ruling = d.message.split('`').nth(1).map(str::to_string);
+        report.findings.push(report::FindingOut {
+            kind: "example_disagrees".into(),
+            description: d.message.clone(),
+            paragraphs: d.paragraphs.clone(),
+            ruling,
+            source: "compiler".into(),
+        });
+    }
     if diags.iter().any(|d| d.is_error()) {
         program = None;
     }

@@ -29,11 +29,31 @@ pub struct Report {
     /// Where each contents entry is written, in the order of `contents`.
     #[serde(skip)]
     pub contents_spans: Vec<kriegsspiel_dsl::ast::Span>,
+    /// Faults of the rules text: the rulebook's `finding` declarations, then those the
+    /// compiler found itself (an example that holds under one reading of a ruling only).
+    pub findings: Vec<FindingOut>,
     /// Every anchor (as written, `8.2.D`) and where it is written, over every
     /// configuration compiled: `check --text` asks the text whether a lettered item
     /// exists; `report` shows what encodes each paragraph.
     #[serde(skip)]
     pub anchors: Vec<(String, kriegsspiel_dsl::ast::Span)>,
+}
+
+/// The kinds a `finding` may have (docs/language.md 6.19b).
+pub const FINDING_KINDS: &[&str] =
+    &["contradiction", "example_disagrees", "missing_data", "ambiguity", "wrong_reference", "typo"];
+
+/// A fault of the rules text, declared or found by the compiler.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct FindingOut {
+    pub kind: String,
+    pub description: String,
+    /// The paragraphs involved, as written after `§`.
+    pub paragraphs: Vec<String>,
+    /// The ruling that resolves it, if any.
+    pub ruling: Option<String>,
+    /// `declared` (a `finding` of the rulebook) or `compiler` (W0005).
+    pub source: String,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -93,6 +113,22 @@ impl Report {
             s.push_str(&format!("    §{para} {what}: {reason}\n"));
         }
         s.push_str(&format!("  rulings: {}\n", self.rulings.len()));
+        if !self.findings.is_empty() {
+            let mut kinds: Vec<String> = Vec::new();
+            for k in FINDING_KINDS {
+                let n = self.findings.iter().filter(|f| f.kind == *k).count();
+                if n > 0 {
+                    kinds.push(format!("{k} ×{n}"));
+                }
+            }
+            s.push_str(&format!("  findings in the text: {} ({})\n", self.findings.len(), kinds.join(", ")));
+            for f in &self.findings {
+                let paras = f.paragraphs.iter().map(|p| format!("§{p}")).collect::<Vec<_>>().join(" ");
+                let ruling = f.ruling.as_ref().map(|r| format!(" [ruling {r}]")).unwrap_or_default();
+                let by = if f.source == "compiler" { " (found by the compiler)" } else { "" };
+                s.push_str(&format!("    {paras} {}: {}{ruling}{by}\n", f.kind, f.description));
+            }
+        }
         s.push_str(&format!("  invariants: {}\n", self.invariants.len()));
         s.push_str(&format!("  examples: {} run, {} passed\n", self.examples_run, self.examples_passed));
         s.push_str(&format!("  tables: {}, compiled functions: {}\n", self.tables, self.functions));

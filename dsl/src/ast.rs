@@ -239,6 +239,12 @@ pub enum DeclKind {
     },
     Sequence(Block),
     Ruling(Ruling),
+    /// `finding KIND "what" [ruling NAME];`: a fault of the rules text met while encoding.
+    Finding {
+        kind: Ident,
+        description: String,
+        ruling: Option<Ident>,
+    },
     Map(Map),
     Counters {
         supplied: Option<Supplied>,

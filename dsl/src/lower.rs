@@ -473,6 +473,15 @@ impl Lowerer {
                     .collect();
                 DeclKind::Ruling(Ruling { name, question, alternatives })
             }
+            Rule::finding_decl => {
+                let kind = self.ident(k.next());
+                let description = self.string(k.next());
+                let ruling = k.opt(Rule::finding_ruling).map(|r| {
+                    let mut rk = Kids::of(r);
+                    self.ident(rk.next())
+                });
+                DeclKind::Finding { kind, description, ruling }
+            }
             Rule::map_decl => DeclKind::Map(self.map(k, span)),
             Rule::counters_decl => {
                 let supplied = self.supplied(k.opt(Rule::supplied));

@@ -43,6 +43,7 @@ const DECL_KWS: &[&str] = &[
     "amends",
     "hidden",
     "ruling",
+    "finding",
     "example",
     "sequence",
     "§",

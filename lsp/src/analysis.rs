@@ -427,6 +427,7 @@ fn describe(
             }
             named(&r.name, "ruling")
         }
+        DeclKind::Finding { kind, .. } => (format!("finding {}", kind.name), "finding", d.span),
         DeclKind::Map(m) => {
             for (r, _) in &m.regions {
                 push(r, "map region", String::new());

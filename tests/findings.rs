@@ -1,0 +1,90 @@
+//! The `finding` declaration (issue 14, part 2): faults of the rules text met while
+//! encoding, as data. `check` counts and lists them (human and JSON); a finding's
+//! anchors name the paragraphs it is about without encoding them; a W0005 (an example
+//! that holds under one reading of a ruling only) becomes a finding by itself.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn ks(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kriegsspiel"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs")
+}
+
+fn write(name: &str, body: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("ks-findings-{}-{name}.ks", std::process::id()));
+    std::fs::write(&p, body).expect("writes");
+    p
+}
+
+const HEAD: &str = "rulebook \"F\" { numbering dotted; dice d6; }\n\
+    contents { §1.0 \"Opening\" §2.0 \"Moving\" §3.0 \"Fighting\" }\n\
+    §1.0 sides { Red, Blue }\n\
+    §3.0 ruling who_rolls \"which side rolls\" { default attacker \"the attacker\"; defender \"read as a misprint\"; }\n\
+    §1.0 sequence { draw \"nothing to play\"; }\n";
+
+#[test]
+fn findings_are_listed_and_do_not_encode() {
+    let rb = write(
+        "ok",
+        &format!(
+            "{HEAD}§2.0 §3.0 finding contradiction \"2.0 lets a unit move twice, 3.0 says once\";\n\
+             §3.0 finding typo \"the attacker is called the defender\" ruling who_rolls;\n"
+        ),
+    );
+    let o = ks(&["check", rb.to_str().expect("utf-8"), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let f = v["report"]["findings"].as_array().expect("findings");
+    assert_eq!(f.len(), 2);
+    assert_eq!(f[0]["kind"], "contradiction");
+    assert_eq!(f[0]["paragraphs"], serde_json::json!(["2.0", "3.0"]));
+    assert_eq!(f[0]["source"], "declared");
+    assert_eq!(f[1]["ruling"], "who_rolls");
+    // 2.0 is named by a finding only: still missing. 3.0 is encoded by the ruling.
+    let missing: Vec<&str> =
+        v["report"]["missing"].as_array().expect("a").iter().filter_map(|x| x.as_str()).collect();
+    assert_eq!(missing, ["2.0"]);
+    // Human output counts them by kind and lists each.
+    let o = ks(&["check", rb.to_str().expect("utf-8")]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("findings in the text: 2 (contradiction ×1, typo ×1)"), "{out}");
+    assert!(out.contains("§2.0 §3.0 contradiction: 2.0 lets a unit move twice"), "{out}");
+    assert!(out.contains("[ruling who_rolls]"), "{out}");
+}
+
+#[test]
+fn bad_findings_are_errors() {
+    let cases = [
+        ("§2.0 finding mistake \"x\";\n", "E0117", "unknown finding kind `mistake`"),
+        ("§2.0 finding typo \"x\" ruling nobody;\n", "E0114", "unknown ruling `nobody`"),
+        ("§9.9 finding typo \"x\";\n", "E0201", "not in the contents"),
+    ];
+    for (i, (line, code, msg)) in cases.iter().enumerate() {
+        let rb = write(&format!("bad{i}"), &format!("{HEAD}{line}"));
+        let o = ks(&["check", "--color", "never", rb.to_str().expect("utf-8")]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{line}: {err}");
+        assert!(err.contains(&format!("error[{code}]")) && err.contains(msg), "{line}: {err}");
+    }
+    // The kinds are named in the note.
+    let rb = write("bad-note", &format!("{HEAD}§2.0 finding mistake \"x\";\n"));
+    let o = ks(&["check", "--color", "never", rb.to_str().expect("utf-8")]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("contradiction, example_disagrees, missing_data"));
+}
+
+/// Frederick's W0005 (its 9.41 example holds under one reading of `pass_river_modifier`
+/// only) is listed as a finding the compiler made.
+#[test]
+fn w0005_becomes_a_finding() {
+    let o = ks(&["check", "rulebooks/frederick-the-great", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let f = v["report"]["findings"].as_array().expect("findings");
+    let w = f.iter().find(|f| f["source"] == "compiler").expect("a compiler finding");
+    assert_eq!(w["kind"], "example_disagrees");
+    assert_eq!(w["ruling"], "pass_river_modifier");
+    assert!(w["paragraphs"].as_array().expect("a").iter().any(|p| p == "9.41"), "{w}");
+}

@@ -304,6 +304,34 @@ fn placeholders_and_bare_references_to_other_books() {
 }
 
 #[test]
+fn sequence_of_play_codes_are_a_second_scheme() {
+    let outline = "PART ONE: STANDARD RULES\n\nSEQUENCE\n\nI. FIRST PHASE\n\na. Supply Segment\n\n[1.]\n\n\
+                   Count the supply points.\nTrace the supply lines.\nRemove unsupplied units.\n\n\
+                   b. Repair Segment\n\n[2.] Words.\n\nII. SECOND PHASE\n\na. Moving\n\n[3.] Words.\n\n";
+    let body = |sections: &str| format!("{outline}{sections}");
+    // Near misses: codes that fit their steps, references to existing segments, `If`.
+    let fine = body("I.a.2. SUPPLY LINES\n\n[4.] If a line is cut, see II.a. and (I.b) and IIa. above.\n");
+    assert!(codes(&fine, "bracketed-parts").is_empty(), "{:?}", findings(&fine, "bracketed-parts"));
+    // A section about step 3 numbered as step 1.
+    let src = body("I.a.1. UNSUPPLIED UNITS\n\n[4.] Words.\n");
+    let f = findings(&src, "bracketed-parts");
+    assert_eq!(f.iter().map(|f| f.code).collect::<Vec<_>>(), ["T0403"], "{f:?}");
+    assert!(f[0].notes.iter().any(|n| n.contains("did you mean I.a.3?")), "{:?}", f[0].notes);
+    // Near miss: a title that shares nothing with any step is not flagged.
+    let src = body("I.a.1. WEATHER\n\n[4.] Words.\n");
+    assert!(codes(&src, "bracketed-parts").is_empty());
+    // A segment that does not exist, in a heading and in a reference.
+    let src = body("I.c. NOTHING HERE\n\n[4.] As in (III.a) above.\n");
+    assert_eq!(codes(&src, "bracketed-parts"), ["T0401", "T0401"]);
+    // A step beyond the listed ones; a segment without a step list is not checked.
+    let src = body("I.a.5. TOO FAR\n\n[4.] Words.\n\nII.a.3. MOVING ON\n\n[5.] Words.\n");
+    assert_eq!(codes(&src, "bracketed-parts"), ["T0402"]);
+    // No outline in the text: codes mean nothing and are not checked.
+    let src = "PART ONE: STANDARD RULES\n\nBASICS\n\n[1.] See I.c. for more.\n";
+    assert!(codes(src, "bracketed-parts").is_empty());
+}
+
+#[test]
 fn external_references_are_skipped() {
     let src = "1.0 BASICS\n1.1 GENERAL POINTS\n1.11 First. See KR&Os 9.221 and section 9.0 of the KR&Os, and HGH Exclusive Rule 1.52.\n";
     assert!(codes(src, "case-implied").is_empty());
@@ -517,7 +545,12 @@ fn rulebook_napoleon() {
     assert_eq!((standard, exclusive), (210, 195));
     // Exclusive [13.] is missing.
     // The contents names the two parts and no paragraph or section.
-    assert_eq!(summary(&src, "bracketed-parts"), [s("T0306", 5, ""), s("T0001", 918, "Exclusive[14.]")]);
+    // "I.a.1. SUPPLY SOURCES" is about step 2 of the Administrative Segment (designate a
+    // Supply Source); step 1 is receiving Administrative Points.
+    assert_eq!(
+        summary(&src, "bracketed-parts"),
+        [s("T0306", 5, ""), s("T0403", 271, "Standard[57.]"), s("T0001", 918, "Exclusive[14.]")]
+    );
 }
 
 #[test]

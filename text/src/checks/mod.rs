@@ -1,11 +1,12 @@
 //! The checks over an indexed text, and the finding type they produce.
 //!
 //! Codes are stable: T00xx numbering, T01xx cross-references, T02xx dice tables,
-//! T03xx table of contents. docs/validation.md lists them.
+//! T03xx table of contents, T04xx sequence-of-play codes (a second scheme). docs/validation.md lists them.
 
 mod dice;
 mod numbering;
 mod refs;
+mod sequence;
 mod toc;
 
 use serde::Serialize;
@@ -60,6 +61,13 @@ pub const CODES: &[(&str, Severity, &str)] = &[
     ("T0304", Severity::Warning, "contents heading with no entries"),
     ("T0305", Severity::Warning, "contents heading repeated"),
     ("T0306", Severity::Warning, "partial contents (only the parts, or stops early in the top level)"),
+    ("T0401", Severity::Warning, "sequence-of-play code names no segment of the sequence of play"),
+    ("T0402", Severity::Warning, "sequence-of-play code names a step its segment does not list"),
+    (
+        "T0403",
+        Severity::Warning,
+        "section's sequence-of-play code names another step than the one it is about",
+    ),
 ];
 
 /// Severity of a code (every code has exactly one).
@@ -120,6 +128,7 @@ pub fn check(src: &str, index: &TextIndex) -> Vec<Finding> {
     refs::check(&mut sink);
     dice::check(&mut sink);
     toc::check(&mut sink);
+    sequence::check(&mut sink);
     let mut findings = sink.findings;
     findings.sort_by(|a, b| (a.start, a.code).cmp(&(b.start, b.code)));
     findings

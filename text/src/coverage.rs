@@ -88,6 +88,8 @@ pub fn parse_anchor(style: &Style, number: &str) -> Option<Key> {
         }
     }
     match &style.marker {
+        // Headings are named by title: see [`TextIndex::find_title`].
+        Marker::Markdown => None,
         Marker::Bracketed => {
             let inner = s.strip_prefix('[')?.strip_suffix(".]")?;
             let v: u32 = inner.parse().ok()?;
@@ -194,8 +196,17 @@ pub fn build(idx: &TextIndex, encoded: &[EncodedParagraph]) -> CoverageReport {
     let mut unparsed = Vec::new();
     let mut title_mismatches = Vec::new();
     for e in encoded {
-        let Some((part, path, item)) = parse_anchor(style, &e.number) else {
-            unparsed.push(e.number.clone());
+        let by_title = if style.marker == Marker::Markdown {
+            idx.find_title(&e.number).map(|p| (p.part_index, p.path.clone(), None))
+        } else {
+            None
+        };
+        let Some((part, path, item)) = by_title.or_else(|| parse_anchor(style, &e.number)) else {
+            if style.marker == Marker::Markdown {
+                absent.push(e.number.clone());
+            } else {
+                unparsed.push(e.number.clone());
+            }
             continue;
         };
         let Some(target) = idx.find(part, &path, item) else {

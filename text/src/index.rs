@@ -217,6 +217,15 @@ impl TextIndex {
         self.by_key.get(&(part, path.to_vec(), letter)).and_then(|i| self.paragraphs.get(*i))
     }
 
+    /// The first heading titled `title` (an anchor by heading, `Combat` or `"Combat"`;
+    /// case and surrounding spaces ignored).
+    pub fn find_title(&self, title: &str) -> Option<&Paragraph> {
+        let want = title.trim().trim_matches('"').trim();
+        self.paragraphs
+            .iter()
+            .find(|p| p.kind == ParagraphKind::Heading && p.title.eq_ignore_ascii_case(want))
+    }
+
     /// The innermost heading whose span holds `offset`: "the paragraph it sits in".
     /// Paragraphs are in text order and their spans tile the text, so this is a binary
     /// search and a short walk back (bounded, so that no text makes it quadratic).

@@ -106,6 +106,9 @@ pub fn scan(src: &str, lines: &[Line], style: &Style) -> Scan {
     let mut section_title = String::new();
     let mut prev_blank = true;
     let mut in_paragraph = false;
+    // Markdown: the count of headings seen at each level under the current parents.
+    let mut outline: Vec<u32> = Vec::new();
+    let mut in_fence = false;
     for (li, line) in lines.iter().enumerate() {
         let is_toc = toc_lines.get(li).copied().unwrap_or(false);
         if is_toc {
@@ -118,6 +121,18 @@ pub fn scan(src: &str, lines: &[Line], style: &Style) -> Scan {
             continue;
         }
         let text = line.text(src).trim();
+        if style.marker == Marker::Markdown {
+            if text.starts_with("```") || text.starts_with("~~~") {
+                in_fence = !in_fence;
+            }
+            if !in_fence {
+                if let Some(h) = markdown_heading(src, line, &mut outline) {
+                    out.headings.push(h);
+                }
+            }
+            prev_blank = false;
+            continue;
+        }
         // Part markers.
         if let Some(pi) = style.parts.iter().position(|p| text.starts_with(p.line_marker.as_str())) {
             part = Some(pi);
@@ -153,6 +168,41 @@ pub fn scan(src: &str, lines: &[Line], style: &Style) -> Scan {
         prev_blank = false;
     }
     out
+}
+
+/// `## Title` (one to six `#`, a space, a title; closing `#`s dropped): a heading
+/// whose path counts headings per level. A level skipped (`#` then `###`) keeps a 0
+/// in its place, which the numbering check reports.
+fn markdown_heading(src: &str, line: &Line, outline: &mut Vec<u32>) -> Option<HeadingHit> {
+    let raw = line.text(src);
+    let lead = raw.len() - raw.trim_start().len();
+    if lead > 3 {
+        return None; // indented four or more: code, not a heading
+    }
+    let t = &raw[lead..];
+    let level = t.bytes().take_while(|b| *b == b'#').count();
+    if level == 0 || level > 6 || !t[level..].starts_with([' ', '\t']) {
+        return None;
+    }
+    let title = t[level..].trim().trim_end_matches('#').trim().to_string();
+    if title.is_empty() {
+        return None;
+    }
+    outline.truncate(level);
+    while outline.len() < level {
+        outline.push(0);
+    }
+    outline[level - 1] += 1;
+    Some(HeadingHit {
+        part: None,
+        path: outline.clone(),
+        range_end: None,
+        written: title.clone(),
+        title,
+        start: line.start + lead,
+        end: line.end,
+        line: line.number,
+    })
 }
 
 /// A line wholly in brackets starting with a word (`[Editor's note: ...]`,
@@ -336,6 +386,7 @@ pub(crate) fn number_at(src: &str, toks: &[Token], i: usize, style: &Style) -> O
             let v = flat_number(tok_text(src, n))?;
             Some((vec![v], format!("{k} {v}"), i + 2))
         }
+        Marker::Markdown => None,
         Marker::Bracketed => {
             if t.kind != Tok::Bracketed {
                 return None;

@@ -15,6 +15,9 @@ pub enum Marker {
     Keyword(String),
     /// An integer in brackets with a trailing dot: `[45.]`.
     Bracketed,
+    /// No numbers: headings marked `#`, `##`, ... at the start of a line (Markdown).
+    /// A heading is named by its title; its path is its position in the outline.
+    Markdown,
 }
 
 /// How the groups of a number map to levels of the paragraph tree.
@@ -190,6 +193,22 @@ impl Style {
                         ref_names: strings(&["Exclusive Rules", "Exclusive Rule"]),
                     },
                 ],
+                ordered: true,
+                mid_line_headings: false,
+                range_headings: false,
+                ref_cues: Vec::new(),
+                external_markers: Vec::new(),
+                die: (1, 6),
+            },
+            Style {
+                name: "markdown-headings".into(),
+                description: "unnumbered headings marked # / ## / ### (Markdown); anchors name the heading"
+                    .into(),
+                marker: Marker::Markdown,
+                depth: Depth::Flat,
+                title: TitleRule::AfterColon,
+                lettered_items: false,
+                parts: Vec::new(),
                 ordered: true,
                 mid_line_headings: false,
                 range_headings: false,

@@ -256,6 +256,35 @@ fn heading_whose_title_starts_with_a_digit_is_indexed() {
 }
 
 #[test]
+fn markdown_headings_are_a_style() {
+    // Regression: a text with `#` headings was indexed with 0 headings and passed.
+    let src = "# Bridgehead\n\nWords.\n\n## Moving\n\nUnits move.\n\n```\n# a comment in code\n```\n\n## Fighting\n\n### Fire\n";
+    assert_eq!(detect(src).name, "markdown-headings");
+    let idx = index(src, &style("markdown-headings"));
+    let titles: Vec<&str> = idx.headings_only().map(|p| p.title.as_str()).collect();
+    assert_eq!(titles, ["Bridgehead", "Moving", "Fighting", "Fire"]);
+    assert_eq!(idx.headings_only().last().and_then(|p| p.parent.as_deref()), Some("Fighting"));
+    assert!(codes(src, "markdown-headings").is_empty(), "{:?}", findings(src, "markdown-headings"));
+    // A skipped level and a title used twice.
+    let bad = format!("{src}\n## Sieges\n\n#### Too Deep\n\n## Moving\n");
+    assert_eq!(codes(&bad, "markdown-headings"), ["T0008", "T0009"]);
+    // Coverage by heading: entries name headings by title.
+    let enc =
+        |n: &str| EncodedParagraph { number: n.into(), title: n.into(), status: EncodedStatus::Encoded };
+    let r = coverage(src, Some("markdown-headings"), &[enc("Moving"), enc("\"Fire\""), enc("Sieges")])
+        .expect("style");
+    assert_eq!(r.encoded.len(), 2);
+    assert_eq!(r.absent, ["Sieges"]);
+}
+
+#[test]
+fn a_text_without_headings_says_so() {
+    let src = "Just prose here.\nNo headings at all.\n";
+    assert_eq!(codes(src, "dotted-lettered"), ["T0010"]);
+    assert!(codes("", "dotted-lettered").is_empty());
+}
+
+#[test]
 fn topic_defined_in_a_child_paragraph_matches() {
     // Regression: the topic is the title of 1.1's child 1.1.1, and of 1.1's item A.
     let src = "1.0 Opening\n(see Forced March, 1.1)\n1.1 Movement\nWords.\n1.1.1 Forced March\nMore words.\n2.0 Close\n";

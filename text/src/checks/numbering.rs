@@ -14,6 +14,20 @@ use crate::style::Style;
 pub(crate) fn check(sink: &mut Sink) {
     let style = sink.index.style.clone();
     let headings = sink.index.headings.clone();
+    if headings.is_empty() && !sink.src.trim().is_empty() {
+        sink.push_with_notes(
+            "T0010",
+            0,
+            0,
+            format!("no headings found under the numbering style {}", style.name),
+            vec![format!("the styles kriegsspiel reads: {}", Style::names().join(", "))],
+        );
+        return;
+    }
+    if style.marker == crate::style::Marker::Markdown {
+        markdown(sink, &headings);
+        return;
+    }
     let mut parts: BTreeMap<Option<usize>, Vec<HeadingHit>> = BTreeMap::new();
     for h in headings {
         parts.entry(h.part).or_default().push(h);
@@ -423,6 +437,41 @@ fn report_gap(
         h.end,
         format!("numbering skips from {from} to {}: {} missing", h.written, list(style, gap)),
     );
+}
+
+/// Markdown headings have no numbers: their outline can only skip a level (`#` then
+/// `###`, T0008), and a title used twice makes an anchor by heading ambiguous (T0009).
+fn markdown(sink: &mut Sink, hs: &[HeadingHit]) {
+    let mut prev_level = 0usize;
+    let mut first: BTreeMap<String, usize> = BTreeMap::new();
+    for h in hs {
+        let level = h.path.len();
+        if level > prev_level + 1 {
+            sink.push(
+                "T0008",
+                h.start,
+                h.end,
+                format!(
+                    "heading \"{}\" is {level} levels deep right after a heading {prev_level} deep",
+                    h.title
+                ),
+            );
+        }
+        prev_level = level;
+        let key = h.title.to_lowercase();
+        match first.get(&key) {
+            Some(line) => sink.push_with_notes(
+                "T0009",
+                h.start,
+                h.end,
+                format!("heading title \"{}\" is used twice", h.title),
+                vec![format!("first on line {line}: an anchor by heading names the first")],
+            ),
+            None => {
+                first.insert(key, h.line + 1);
+            }
+        }
+    }
 }
 
 /// Lettered items under each heading run A, B, C, ... without gaps or repeats.

@@ -1,7 +1,7 @@
 //! The compilation driver over one merged rulebook AST: collects declarations, then
 //! lowers and checks each kind in dependency order and assembles the `Program`.
 
-use crate::contents::{Contents, Scheme};
+use crate::contents::{external_parts, Contents, Scheme};
 use crate::env::{CallableKind, Env, Global, Sig};
 use crate::examples::ExampleData;
 use crate::func::{Cx, FnCx};
@@ -151,6 +151,26 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         }
     };
     prog.die_sides = die;
+    if let Some(f) = book.headers.first().and_then(|h| h.faces) {
+        if f.hi - f.lo + 1 != die as i64 {
+            diags.push(
+                Diagnostic::error(
+                    "E0203",
+                    f.span,
+                    format!(
+                        "faces {}..{} are {} numbers but the die has {die} sides",
+                        f.lo,
+                        f.hi,
+                        f.hi - f.lo + 1
+                    ),
+                )
+                .with_note(format!("a d{die} read from 0 has faces 0..{}", die as i64 - 1)),
+            );
+        } else {
+            prog.die_offset = f.lo - 1;
+        }
+    }
+    env.die = (die, prog.die_offset);
     report.title = prog.title.clone();
 
     // ---------------------------------------------------------------- contents, anchors
@@ -164,7 +184,27 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             );
         }
     }
-    let contents = Contents::build(&book.contents, scheme, &parts, diags);
+    let mut contents = Contents::build(&book.contents, scheme, &parts, diags);
+    if let Some(h) = book.headers.first() {
+        for (name, title) in &h.externals {
+            if contents.externals.contains(&name.name) || parts.contains(&name.name) || name.name == "Rule" {
+                diags.push(Diagnostic::error(
+                    "E0203",
+                    name.span,
+                    format!(
+                        "external book `{}` is declared twice, or is a part's name, or `Rule`",
+                        name.name
+                    ),
+                ));
+                continue;
+            }
+            contents.externals.push(name.name.clone());
+            report.external_books.push((name.name.clone(), title.clone()));
+        }
+    }
+    let contents = contents;
+    // External references: (anchor, the paragraph citing it), each once.
+    let mut external: BTreeSet<(String, String)> = BTreeSet::new();
     let mut encoded: BTreeSet<String> = BTreeSet::new();
     // Modifier lines' anchors are checked here and come back among the statement
     // anchors when the set's body is compiled: report each once.
@@ -177,11 +217,30 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     for d in &book.decls {
         // A finding names the paragraphs it is about; it does not encode them.
         let is_finding = matches!(d.kind, DeclKind::Finding { .. });
+        let citing = d
+            .anchors
+            .iter()
+            .find(|a| contents.external(a).is_none())
+            .or(d.anchors.first())
+            .map(|a| a.text.clone())
+            .unwrap_or_default();
         for a in &d.anchors {
+            if contents.external(a).is_some() {
+                external.insert((a.text.clone(), citing.clone()));
+            }
             if is_finding {
                 let _ = contents.check(a, scheme, diags);
             } else {
                 check_anchor(a, diags, &mut encoded);
+            }
+        }
+        if let DeclKind::Waives { targets, .. } = &d.kind {
+            for a in targets {
+                if contents.external(a).is_some() {
+                    external.insert((a.text.clone(), citing.clone()));
+                } else if external_parts(&a.text).is_some() && scheme != Scheme::Rule {
+                    contents.check(a, scheme, diags);
+                }
             }
         }
         match &d.kind {
@@ -976,7 +1035,10 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     let consts = std::mem::take(&mut cx.consts);
     let strings = std::mem::take(&mut cx.strings);
     drop(cx);
-    for (a, _) in &stmt_anchors {
+    for (a, citing) in &stmt_anchors {
+        if contents.external(a).is_some() {
+            external.insert((a.text.clone(), citing.clone()));
+        }
         if checked_line_anchors.contains(&a.span) {
             continue;
         }
@@ -1158,6 +1220,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
 
     // ---------------------------------------------------------------- report
     report.paragraphs = contents.entries.len();
+    report.external = external.into_iter().collect();
     for e in &contents.entries {
         let status = if let Some(w) = &e.waived {
             report.waived.push((e.number.clone(), w.clone()));

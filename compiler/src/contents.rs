@@ -76,6 +76,19 @@ pub struct Contents {
     /// written, `8.2.D`, and where): `check --text` asks the text whether a lettered
     /// item exists; `report` shows what encodes each paragraph.
     pub anchors: RefCell<Vec<(String, Span)>>,
+    /// Declared external books (`external KRO "title";`): anchors into them
+    /// (`§KRO 5.225`) are external references, listed and never checked.
+    pub externals: Vec<String>,
+}
+
+/// An anchor into another book: `KRO 5.225` → (`KRO`, `5.225`). Any anchor whose text
+/// is a word, a space and a number, except the `rule` scheme's `Rule 11`.
+pub fn external_parts(base: &str) -> Option<(&str, &str)> {
+    let (book, num) = base.split_once(' ')?;
+    if book == "Rule" || !book.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    Some((book, num))
 }
 
 /// The part a bracketed number names (`Exclusive` of `Exclusive[12.]`), if any.
@@ -94,11 +107,17 @@ impl Contents {
         for e in list {
             let (base, item) = split_item(&e.anchor.text);
             if item.is_some() || !scheme.fits(&base) || !c.part_ok(scheme, &base) {
-                diags.push(Diagnostic::error(
+                let mut d = Diagnostic::error(
                     "E0204",
                     e.anchor.span,
                     format!("contents entry §{} does not fit the rulebook's numbering scheme", e.anchor.text),
-                ));
+                );
+                if scheme != Scheme::Rule && external_parts(&base).is_some() {
+                    d = d.with_note(
+                        "the contents lists this rulebook's paragraphs; a book's paragraph cited from outside is an anchor on the declaration that cites it",
+                    );
+                }
+                diags.push(d);
                 continue;
             }
             if let Some(&prev) = c.index.get(&base) {
@@ -129,8 +148,33 @@ impl Contents {
         scheme != Scheme::Bracketed || self.parts.is_empty() || self.parts.iter().any(|p| p == part_of(base))
     }
 
+    /// An anchor into a declared external book: (book, number).
+    pub fn external<'a>(&self, a: &'a Anchor) -> Option<(&'a str, &'a str)> {
+        external_parts(&a.text).filter(|(b, _)| self.externals.iter().any(|e| e == b))
+    }
+
     /// Check an anchor: its paragraph must be in the contents. Returns the base number.
+    /// An anchor into an external book is not checked (and returns `None`); one into a
+    /// book not declared is E0204.
     pub fn check(&self, a: &Anchor, scheme: Scheme, diags: &mut Vec<Diagnostic>) -> Option<String> {
+        if self.external(a).is_some() {
+            return None;
+        }
+        if let Some((book, _)) = external_parts(&a.text) {
+            let mut d = Diagnostic::error(
+                "E0204",
+                a.span,
+                format!("anchor §{} names a book `{book}` the rulebook does not declare", a.text),
+            )
+            .with_note(format!(
+                "a book the text cites but does not contain is declared in the header: external {book} \"title\";"
+            ));
+            if !self.externals.is_empty() {
+                d = d.with_note(format!("declared external books: {}", self.externals.join(", ")));
+            }
+            diags.push(d);
+            return None;
+        }
         let (base, _) = split_item(&a.text);
         if !scheme.fits(&base) || !self.part_ok(scheme, &base) {
             let mut d = Diagnostic::error(

@@ -36,6 +36,9 @@ pub enum CallableKind {
 /// Everything the bodies can refer to.
 #[derive(Default)]
 pub struct Env {
+    /// The rulebook's die and the offset of its faces (`dice d10 faces 0..9`: 10, -1):
+    /// a roll of that die reads 1..sides plus the offset.
+    pub die: (u32, i64),
     pub sides: Vec<String>,
     pub ratings: Vec<(String, i64, i64)>,
     pub classes: Vec<String>,

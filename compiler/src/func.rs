@@ -666,8 +666,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
     fn with_anchor<T>(&mut self, anchor: &Option<Anchor>, f: impl FnOnce(&mut Self) -> T) -> T {
         let saved = self.para;
         if let Some(a) = anchor {
+            let citing = self.cx.env.paragraphs.get(saved as usize).cloned().unwrap_or_default();
             self.para = self.cx.env.para(&a.text);
-            self.cx.anchors.push((a.clone(), a.text.clone()));
+            self.cx.anchors.push((a.clone(), citing));
         }
         let r = f(self);
         self.para = saved;
@@ -696,8 +697,14 @@ impl<'c, 'a> FnCx<'c, 'a> {
         self.span = s.span;
         let next = self.next;
         // Further anchors: the statement encodes those paragraphs too (contents, coverage).
+        // The second item: the paragraph citing the anchor (its statement's first anchor,
+        // else the enclosing one), for external references.
+        let citing = match &s.anchor {
+            Some(a) => a.text.clone(),
+            None => self.cx.env.paragraphs.get(self.para as usize).cloned().unwrap_or_default(),
+        };
         for a in &s.also {
-            self.cx.anchors.push((a.clone(), a.text.clone()));
+            self.cx.anchors.push((a.clone(), citing.clone()));
         }
         self.with_anchor(&s.anchor, |me| me.stmt_kind(&s.kind, s.span));
         self.next = next.max(self.locals.iter().map(|l| l.reg + 1).max().unwrap_or(0));
@@ -1393,7 +1400,8 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     sides: d.sides.min(u16::MAX as u32) as u16,
                 });
                 let (n, s) = (d.count as i64, d.sides as i64);
-                Self::out(dst, Ty::Int, Iv::new(n, n * s))
+                let off = if d.sides == self.cx.env.die.0 { self.cx.env.die.1 } else { 0 };
+                Self::out(dst, Ty::Int, Iv::new(n * (1 + off), n * (s + off)))
             }
             ExprKind::RollPool { count, sides } => {
                 if self.pure {

@@ -213,6 +213,12 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
                 }
             }
             report.examples_passed += r.examples_passed;
+            for x in r.external {
+                if !report.external.contains(&x) {
+                    report.external.push(x);
+                }
+            }
+            report.external.sort();
             encoded.extend(enc);
         }
     }

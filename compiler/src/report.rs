@@ -26,6 +26,11 @@ pub struct Report {
     pub supersessions: Vec<crate::layers::Supersession>,
     /// Paragraphs superseded by a layer always in play: (paragraph, by paragraph).
     pub superseded: Vec<(String, String)>,
+    /// Books the text cites without containing them (`external KRO "title";`): (name, title).
+    pub external_books: Vec<(String, String)>,
+    /// External references, not verifiable: (anchor such as `KRO 5.225`, the paragraph
+    /// of the declaration or statement citing it), sorted, each pair once.
+    pub external: Vec<(String, String)>,
     /// Where each contents entry is written, in the order of `contents`.
     #[serde(skip)]
     pub contents_spans: Vec<kriegsspiel_dsl::ast::Span>,
@@ -86,7 +91,9 @@ impl Report {
             self.missing.len(),
             pct(self.missing.len())
         ));
-        if self.layers.iter().skip(1).any(|l| !l.2) || !self.supersessions.is_empty() {
+        if self.layers.iter().skip(1).any(|l| !l.2)
+            || (!self.supersessions.is_empty() && !self.layers.is_empty())
+        {
             let names: Vec<String> = self
                 .layers
                 .iter()
@@ -106,6 +113,28 @@ impl Report {
                     paras(&x.of),
                     x.layer
                 ));
+            }
+        }
+        if !self.external_books.is_empty() {
+            let cited: std::collections::BTreeSet<&str> =
+                self.external.iter().map(|(a, _)| a.as_str()).collect();
+            s.push_str(&format!(
+                "  external references: {} paragraph(s) of {} book(s) without text, cited {} time(s); listed, not verified\n",
+                cited.len(),
+                self.external_books.len(),
+                self.external.len()
+            ));
+            for (name, title) in &self.external_books {
+                let mine: Vec<String> = self
+                    .external
+                    .iter()
+                    .filter(|(a, _)| crate::contents::external_parts(a).is_some_and(|(b, _)| b == name))
+                    .map(|(a, by)| format!("§{a} (by §{by})"))
+                    .collect();
+                s.push_str(&format!("    {name} \"{title}\": {}\n", mine.len()));
+                for m in mine {
+                    s.push_str(&format!("      {m}\n"));
+                }
             }
         }
         s.push_str(&format!("  supplied items: {}\n", self.supplied.len()));

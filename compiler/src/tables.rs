@@ -66,7 +66,8 @@ pub fn lower(env: &mut Env, t: &Table, para: &str, die_sides: u32, diags: &mut V
     // Tables with a `roll` clause must give a result for every roll of those dice;
     // tables without one are keyed lookups (e.g. by range) and only need no gaps.
     let (n, s) = t.roll.map(|d| (d.count as i64, d.sides as i64)).unwrap_or((1, die_sides as i64));
-    let (dlo, dhi) = (n, n * s);
+    let off = if s == die_sides as i64 { env.die.1 } else { 0 };
+    let (dlo, dhi) = (n * (1 + off), n * (s + off));
     let mut rows: Vec<(i64, i64)> = Vec::new();
     for r in &t.rows {
         if r.lo > r.hi {

@@ -60,6 +60,10 @@ pub struct Header {
     pub dice: Option<Dice>,
     /// `parts Standard, Exclusive;`: paragraph namespaces that restart their numbers.
     pub parts: Vec<Ident>,
+    /// `dice d10 faces 0..9;`: the numbers on the rulebook's die, lowest and highest.
+    pub faces: Option<IntRange>,
+    /// `external KRO "title";`: books the text cites without containing them.
+    pub externals: Vec<(Ident, String)>,
     pub span: Span,
 }
 

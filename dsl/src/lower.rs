@@ -259,15 +259,27 @@ impl Lowerer {
         let mut numbering = Vec::new();
         let mut dice = None;
         let mut parts = Vec::new();
+        let mut faces = None;
+        let mut externals = Vec::new();
         for f in k.rest() {
             let f = Kids::of(f).next();
             match f.as_rule() {
                 Rule::numbering => numbering.extend(f.into_inner().map(|i| self.ident(i))),
                 Rule::parts_decl => parts.extend(self.ident_list(Kids::of(f).next())),
-                _ => dice = Some(self.dice(Kids::of(f).next())),
+                Rule::external_decl => {
+                    let mut e = Kids::of(f);
+                    let name = self.ident(e.next());
+                    let title = self.string(e.next());
+                    externals.push((name, title));
+                }
+                _ => {
+                    let mut d = Kids::of(f);
+                    dice = Some(self.dice(d.next()));
+                    faces = d.rest().next().map(|fc| self.int_range(Kids::of(fc).next()));
+                }
             }
         }
-        Header { title, numbering, dice, parts, span }
+        Header { title, numbering, dice, parts, faces, externals, span }
     }
 
     fn contents_entry(&mut self, p: P) -> ContentsEntry {

@@ -69,6 +69,16 @@ impl<'p> Vm<'p> {
         }
     }
 
+    /// What a die of `sides` faces adds to its 1..sides reading: the rulebook's die
+    /// may be numbered otherwise (`dice d10 faces 0..9`).
+    fn face_offset(&self, sides: u16) -> i64 {
+        if sides as u32 == self.prog.die_sides {
+            self.prog.die_offset
+        } else {
+            0
+        }
+    }
+
     fn event(&mut self, kind: &str, extra: Json) {
         if !self.log.enabled() {
             return;
@@ -129,7 +139,9 @@ impl<'p> Vm<'p> {
             Op::Roll { dst, count, sides } => {
                 let v = match self.forced_dice.pop_front() {
                     Some(v) => v,
-                    None => self.dice.roll(count as u32, sides as u32),
+                    None => {
+                        self.dice.roll(count as u32, sides as u32) + self.face_offset(sides) * count as i64
+                    }
                 };
                 self.stats.rolls += 1;
                 self.set_reg(base, dst, Value::Int(v));
@@ -154,7 +166,7 @@ impl<'p> Vm<'p> {
                 for _ in 0..n {
                     faces.push(match self.forced_dice.pop_front() {
                         Some(v) => v,
-                        None => self.dice.roll(1, sides as u32),
+                        None => self.dice.roll(1, sides as u32) + self.face_offset(sides),
                     });
                 }
                 self.stats.rolls += 1;

@@ -19,6 +19,10 @@ pub struct Program {
     pub title: String,
     /// Faces of the rulebook's die (`dice d6` gives 6).
     pub die_sides: u32,
+    /// Added to each die of `die_sides` faces (`dice d10 faces 0..9` gives -1): the
+    /// numbers printed on the rulebook's die. Dice of other sizes read 1..sides.
+    #[serde(default)]
+    pub die_offset: i64,
     /// Every paragraph the program cites, as written after `§`.
     pub paragraphs: Vec<String>,
     pub sides: Vec<String>,

@@ -92,6 +92,7 @@ mod tests {
         Program {
             title: "t".into(),
             die_sides: 6,
+            die_offset: 0,
             paragraphs: vec!["1.0".into()],
             sides: vec!["A".into(), "B".into()],
             functions: vec![Function {

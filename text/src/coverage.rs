@@ -221,18 +221,19 @@ pub fn build(idx: &TextIndex, encoded: &[EncodedParagraph]) -> CoverageReport {
                 line: target.line,
             });
         }
-        // The heading this entry counts for.
-        let Some(hi) = heads.iter().position(|h| h.part_index == part && h.path == path) else {
-            continue;
-        };
+        // The headings this entry counts for: every heading with its number (a text
+        // that numbers two paragraphs alike, finding T0002, has them both covered by
+        // the one contents entry the encoding can give).
         let rank = |s: Option<&EncodedStatus>| match s {
             Some(EncodedStatus::Encoded) => 3,
             Some(EncodedStatus::Waived(_)) => 2,
             Some(EncodedStatus::Listed) => 1,
             None => 0,
         };
-        if rank(Some(&e.status)) > rank(status[hi]) {
-            status[hi] = Some(&e.status);
+        for (hi, h) in heads.iter().enumerate() {
+            if h.part_index == part && h.path == path && rank(Some(&e.status)) > rank(status[hi]) {
+                status[hi] = Some(&e.status);
+            }
         }
     }
     let mut report = CoverageReport {

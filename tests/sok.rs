@@ -1,0 +1,300 @@
+//! Sport of Kings (issue 12), the encoding's foundations: the contents against the
+//! text's 658 cases, external references into the absent series rulebook (the KR&Os),
+//! the d10 read 0-9, the worked examples run by `check`, and the Campaign Game's
+//! political calendar played headlessly to a Peace-Index end.
+
+use kriegsspiel_compiler::{compile, load, Compilation};
+use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+mod support;
+use support::inline::compile_one;
+use support::texts;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn compiled() -> Compilation {
+    compile(&load(&root().join("rulebooks/sport-of-kings")).expect("loads"))
+}
+
+fn options(seed: u64, kind: &AgentKind) -> GameOptions {
+    let agents: BTreeMap<String, AgentKind> = ["Bourbon", "Hohenzollern", "Habsburg", "MaritimePowers"]
+        .iter()
+        .map(|s| (s.to_string(), kind.clone()))
+        .collect();
+    GameOptions { scenario: "8.9".into(), seed, agents, ..GameOptions::default() }
+}
+
+fn codes(c: &Compilation) -> Vec<&'static str> {
+    c.diagnostics.iter().map(|d| d.code).collect()
+}
+
+// ---------------------------------------------------------------- the rulebook
+
+#[test]
+fn sok_checks_clean_and_runs_its_examples() {
+    let c = compiled();
+    assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    let r = &c.report;
+    // 658 headings less the six numbers the text uses twice (T0002).
+    assert_eq!(r.paragraphs, 652);
+    assert_eq!(r.encoded.len() + r.waived.len() + r.missing.len(), 652);
+    for p in
+        ["2.211", "2.23", "3.161", "3.421", "4.144", "4.318", "4.326", "4.346", "4.424", "4.557", "5.119"]
+    {
+        assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
+    }
+    // Control of Powers by their markers is the other branch's language: missing here.
+    assert!(r.missing.iter().any(|e| e == "4.152"));
+    assert!(r.examples_run >= 25, "{} examples", r.examples_run);
+    assert_eq!(r.examples_run, r.examples_passed);
+    // The KR&Os are an external book: its paragraphs are listed with their citers and
+    // appear nowhere in the contents.
+    assert!(r.external_books.iter().any(|(n, _)| n == "KRO"));
+    assert!(r.external.contains(&("KRO 5.225".to_string(), "3.26".to_string())), "{:?}", r.external);
+    assert!(!r.contents.iter().any(|(n, _, _)| n.starts_with("KRO")));
+    // Everything supplied says so.
+    assert!(r.supplied.iter().any(|(what, _, para)| what.contains("BavariaChart") && para == "4.144"));
+}
+
+#[test]
+fn sok_contents_cover_the_texts_658_cases() {
+    let Some(text) = texts::read_text(&root(), "sport-of-kings.txt") else {
+        return;
+    };
+    let c = compiled();
+    let encoded: Vec<kriegsspiel_text::EncodedParagraph> = c
+        .report
+        .contents
+        .iter()
+        .map(|(n, t, s)| kriegsspiel_text::EncodedParagraph {
+            number: n.clone(),
+            title: t.clone(),
+            status: match s {
+                kriegsspiel_compiler::ContentStatus::Encoded => kriegsspiel_text::EncodedStatus::Encoded,
+                kriegsspiel_compiler::ContentStatus::Waived(w) => {
+                    kriegsspiel_text::EncodedStatus::Waived(w.clone())
+                }
+                _ => kriegsspiel_text::EncodedStatus::Listed,
+            },
+        })
+        .collect();
+    let cov = kriegsspiel_text::coverage(&text, None, &encoded).expect("indexes");
+    assert_eq!(cov.style, "case-implied");
+    assert_eq!(cov.total, 658);
+    assert!(cov.absent.is_empty() && cov.unparsed.is_empty(), "{:?} {:?}", cov.absent, cov.unparsed);
+    assert!(cov.title_mismatches.is_empty(), "{:?}", cov.title_mismatches);
+    // Every heading is accounted for by one contents entry, the duplicated numbers too.
+    assert_eq!(cov.encoded.len() + cov.waived.len() + cov.neither.len(), 658);
+    let dup: Vec<_> = cov.encoded.iter().filter(|e| e.number == "3.178").collect();
+    assert_eq!(dup.len(), 2, "both paragraphs numbered 3.178 count as encoded");
+}
+
+#[test]
+fn sok_cli_check_with_text_exits_0_and_lists_external_references() {
+    let Some(text) = texts::text_path(&root(), "sport-of-kings.txt") else {
+        return;
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kriegsspiel"))
+        .args(["check", "rulebooks/sport-of-kings", "--text"])
+        .arg(&text)
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("of 658 paragraphs encoded"), "{stdout}");
+    assert!(stdout.contains("external references:"), "{stdout}");
+    assert!(stdout.contains("§KRO 5.225 (by §3.26)"), "{stdout}");
+}
+
+// ---------------------------------------------------------------- the campaign
+
+#[test]
+fn sok_campaign_plays_to_a_result_without_error() {
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let mut peace_ends = 0;
+    for (i, kind) in [AgentKind::Random, AgentKind::Heuristic].into_iter().enumerate() {
+        for seed in 1..=60u64 {
+            let out = play(prog, &options(seed + 1000 * i as u64, &kind)).expect("plays");
+            let res = out.result.unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+            assert!(["2.23", "2.132", "3.161"].contains(&res.para.as_str()), "seed {seed}: {res:?}");
+            if res.para == "2.23" {
+                peace_ends += 1;
+            }
+            // The campaign lasts less than its supplied cap of ten Years.
+            assert!(res.turn < 160, "seed {seed} reached turn {}", res.turn);
+        }
+    }
+    assert!(peace_ends > 60, "{peace_ends} of 120 games ended by the Peace Index");
+}
+
+#[test]
+fn sok_same_seed_same_log() {
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let mut o = options(7, &AgentKind::Random);
+    o.log = true;
+    let a = play(prog, &o).expect("plays");
+    let b = play(prog, &o).expect("plays");
+    assert_eq!(a.log.lines, b.log.lines);
+    o.seed = 8;
+    let d = play(prog, &o).expect("plays");
+    assert_ne!(a.log.lines, d.log.lines);
+}
+
+/// 2.23: the game ends at once when the Index reaches #16, in the middle of the
+/// segment that moved it: the `end` line follows the change of the Index with no phase
+/// ending in between.
+#[test]
+fn sok_game_ends_mid_segment_at_peace_16() {
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let mut seen = 0;
+    for seed in 1..=30u64 {
+        let mut o = options(seed, &AgentKind::Random);
+        o.log = true;
+        let out = play(prog, &o).expect("plays");
+        let lines = &out.log.lines;
+        let end = lines.last().expect("lines");
+        if !end.contains("\"para\":\"2.23\"") {
+            continue;
+        }
+        seen += 1;
+        let at = lines.iter().rposition(|l| l.contains("\"track\":\"peace\"")).expect("the Index moved");
+        let v: serde_json::Value = serde_json::from_str(&lines[at]).expect("json");
+        assert_eq!(v["value"], 16, "{}", lines[at]);
+        assert!(
+            !lines[at..].iter().any(|l| l.contains("\"type\":\"phase_end\"")),
+            "seed {seed}: a phase ended between #16 and the end"
+        );
+    }
+    assert!(seen > 0);
+}
+
+// ---------------------------------------------------------------- language: external books
+
+const EXTERNAL: &str = r#"
+rulebook "Patch" { numbering decimal; dice d6; external KRO "the series rules (not in the text)"; }
+contents { §1.1 "Units" §3.26 "Unassigned OPs" §3.27 "No depots" }
+§1.1 sides { A, B }
+§1.1 track ops per side: 0..20
+§3.26 §KRO 5.225 procedure decay(s: Side) {
+  §3.26 §KRO 3.79 if ops[s] > 9 { adjust ops[s] by -1; }
+}
+§3.27 waives §KRO 7.3 "this game has no depots";
+§1.1 sequence { turns 1 { call decay(A); } draw "x"; }
+§1.1 scenario "s" "s" { turns 1; order A, B; }
+"#;
+
+#[test]
+fn external_references_are_listed_not_checked_nor_counted() {
+    let c = compile_one("ext.ks", EXTERNAL);
+    assert!(c.diagnostics.is_empty(), "{:?}", codes(&c));
+    let r = &c.report;
+    assert_eq!(r.external_books, [("KRO".to_string(), "the series rules (not in the text)".to_string())]);
+    let refs: Vec<(&str, &str)> = r.external.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    assert_eq!(refs, [("KRO 3.79", "3.26"), ("KRO 5.225", "3.26"), ("KRO 7.3", "3.27")]);
+    // Coverage counts this rulebook's paragraphs only.
+    assert_eq!(r.paragraphs, 3);
+    assert_eq!(r.encoded, ["1.1", "3.26", "3.27"]);
+    let shown = r.render();
+    assert!(shown.contains("external references: 3 paragraph(s) of 1 book(s)"), "{shown}");
+    assert!(shown.contains("§KRO 7.3 (by §3.27)"), "{shown}");
+}
+
+#[test]
+fn undeclared_external_book_and_external_contents_entry_are_e0204() {
+    let c = compile_one("ext.ks", EXTERNAL.replace("§KRO 3.79", "§KROS 3.79"));
+    assert_eq!(codes(&c), ["E0204"]);
+    assert!(c.diagnostics[0].message.contains("`KROS`"));
+    let c = compile_one(
+        "ext.ks",
+        EXTERNAL.replace("§3.27 \"No depots\"", "§3.27 \"No depots\" §KRO 7.3 \"Depots\""),
+    );
+    assert_eq!(codes(&c), ["E0204"]);
+    let c = compile_one("ext.ks", EXTERNAL.replace("external KRO", "external KRO \"a\"; external KRO"));
+    assert_eq!(codes(&c), ["E0203"]);
+}
+
+// ---------------------------------------------------------------- language: die faces
+
+const ZERO_DIE: &str = r#"
+rulebook "Zero" { numbering decimal; dice d10 faces 0..9; }
+contents { §1.1 "Dice" }
+§1.1 sides { A, B }
+§1.1 track low: 0..1
+§1.1 track high: 0..1
+§1.1 track two: 0..18
+§1.1 table T { roll 1d10; rows { 0-4: 0; 5-9: 1; } }
+§1.1 procedure once() {
+  let r = roll 1d10;
+  if r == 0 { set low = 1; }
+  if r == 9 { set high = 1; }
+  let p = roll 3 d10;
+  let s = sum d in p: d;
+  if s < 0 or s > 27 { set low = 0; }
+  set two = roll 2d10;
+  let t = T[roll 1d10];
+  if t > 1 { set low = 0; }
+}
+§1.1 sequence { turns 60 { call once(); } draw "x"; }
+§1.1 scenario "s" "s" { turns 60; order A, B; }
+§1.1 example "a roll of 0 reads the first row" { dice 0; run once_table(); expect low == 1; }
+§1.1 procedure once_table() { if T[roll 1d10] == 0 { set low = 1; } }
+"#;
+
+#[test]
+fn a_d10_read_0_to_9() {
+    let c = compile_one("zero.ks", ZERO_DIE);
+    assert!(c.diagnostics.is_empty(), "{:?}", codes(&c));
+    assert_eq!(c.report.examples_passed, 1);
+    let prog = c.program.as_ref().expect("compiles");
+    let mut o = GameOptions { scenario: "s".into(), seed: 3, log: true, ..GameOptions::default() };
+    let mut saw_zero = false;
+    for seed in 1..=5 {
+        o.seed = seed;
+        let out = play(prog, &o).expect("plays");
+        assert!(out.result.is_ok(), "{:?}", out.result);
+        for l in &out.log.lines {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json");
+            if v["type"] == "roll" && v["dice"] == "1d10" {
+                let x = v["value"].as_i64().expect("int");
+                assert!((0..=9).contains(&x), "{l}");
+                saw_zero |= x == 0;
+            }
+            if v["type"] == "roll" && v["dice"] == "2d10" {
+                assert!((0..=18).contains(&v["value"].as_i64().expect("int")), "{l}");
+            }
+            if let Some(faces) = v["dice_values"].as_array() {
+                assert!(faces.iter().all(|f| (0..=9).contains(&f.as_i64().unwrap_or(-1))), "{l}");
+            }
+        }
+    }
+    assert!(saw_zero);
+}
+
+#[test]
+fn die_faces_must_match_the_sides_and_tables_cover_them() {
+    // A table rolled 1-10 on a die read 0-9 misses the 0.
+    let c = compile_one("zero.ks", ZERO_DIE.replace("rows { 0-4: 0; 5-9: 1; }", "rows { 1-5: 0; 6-10: 1; }"));
+    assert!(codes(&c).contains(&"E0402"), "{:?}", codes(&c));
+    let c = compile_one("zero.ks", ZERO_DIE.replace("faces 0..9", "faces 1..9"));
+    assert!(codes(&c).contains(&"E0203"), "{:?}", codes(&c));
+    // A d6 in the same rulebook still reads 1-6.
+    let c = compile_one(
+        "zero.ks",
+        ZERO_DIE
+            .replace(
+                "§1.1 table T { roll 1d10; rows { 0-4: 0; 5-9: 1; } }",
+                "§1.1 table T { roll 1d6; rows { 1-3: 0; 4-6: 1; } }",
+            )
+            .replace("T[roll 1d10]", "T[roll 1d6]")
+            .replace("dice 0;", "dice 1;"),
+    );
+    assert!(c.diagnostics.is_empty(), "{:?}", codes(&c));
+}

@@ -360,3 +360,99 @@ fn napoleon_repulse_in_pursuit_and_forced_march() {
     assert!(pursuit_fails > 0, "a repulse failed in a pursuit");
     assert!(march_fails > 0, "a repulse failed in a Forced March");
 }
+
+/// A worked situation of our own (not in the text) for S[159.]: a counterattacker strong
+/// enough to leave a hex out. Buelow (15 SPs of infantry and cavalry) faces Napoleon's
+/// hex (12) and Reynier's (8): leaving Reynier's hex out withholds 4 SPs and attacks 11
+/// against 12 (2:3), as attacking both would (15 against 20); all 15 against 12 would be
+/// 1:1. On a four, less Buelow's Bonus Point (the heuristic player subtracts it), the
+/// placeholder CRT's 2:3 column makes the counterattacker lose (1:1: the French): Buelow,
+/// who chose Pitched, loses one SP, Napoleon's hex one; Reynier's hex, not
+/// counterattacked, takes nothing (S[200.]).
+const WITHHOLDING_EXAMPLE: &str = r#"
+§Standard[159.] example "fifteen SPs facing twelve and eight leave the eight out" {
+  scenario "B";
+  place "Buelow" at 2012;
+  place "Napoleon" at 2013;
+  place "Reynier" at 2113;
+  run set_sp(unit("III Prussian Corps"), 12);
+  run set_sp(unit("Oppen"), 3);
+  run set_sp(unit("Old Guard"), 0);
+  run set_sp(unit("Young Guard"), 0);
+  run set_sp(unit("Guard Line Cavalry"), 0);
+  run set_sp(unit("Line Infantry"), 12);
+  run set_sp(unit("VII Artillery"), 0);
+  dice 4;
+  run counterattack(unit("Buelow"), [unit("Napoleon"), unit("Reynier")], Pitched, Pursuit);
+  expect retreated[unit("Napoleon")] == 0 and lost[Coalition] == 1 and lost[French] == 1;
+  expect force_sp(unit("Napoleon")) == 11 and force_sp(unit("Reynier")) == 8;
+  expect withheld == 0;
+}
+"#;
+
+#[test]
+fn napoleon_multi_hex_force_and_withholding() {
+    // S[83.]-S[84.], S[28.]-S[29.]: the Phasing Player forms Multi-Hex Forces at the
+    // instant of combat, within the Force Leader's Command Span. With the supplied
+    // counters only Oudinot (span 5, his units 3) and Bernadotte (span 8, his units 3)
+    // have span left for a subordinate of Subordination Value 2: Oudinot one, Bernadotte
+    // two; the others none.
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let mut multi = 0;
+    for seed in 1..=40 {
+        let out = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        for l in &out.log.lines {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json");
+            if v["what"].as_str().is_some_and(|w| w.starts_with("take the Force into a Multi-Hex Force")) {
+                assert_eq!(v["by"], v["side"], "seed {seed}: only the Phasing Player defines it: {l}");
+            }
+            let Some(rest) = v["message"].as_str().and_then(|m| m.strip_prefix("battle: [")) else { continue };
+            let names: Vec<&str> = rest.split(']').next().unwrap_or_default().split(',').collect();
+            if names.len() > 1 {
+                multi += 1;
+                let lead = names[0].trim_matches('"');
+                let most = match lead {
+                    "Oudinot" => 2,
+                    "Bernadotte" => 3,
+                    _ => 1,
+                };
+                assert!(names.len() <= most, "seed {seed}: {lead} exceeds his Command Span: {rest}");
+            }
+        }
+    }
+    assert!(multi >= 5, "{multi} battles fought by Multi-Hex Forces");
+
+    // S[159.]: with a player who always leaves hexes out, the text's example still attacks
+    // both hexes (leaving one out would withhold the whole strength)...
+    let always_leave = (
+        "battle.ks",
+        "fn leave_out_score(c: Unit, hit: List<Unit>, out: Int, f: Unit, b: Bool) -> Int =\n  if b ==",
+        "fn leave_out_score(c: Unit, hit: List<Unit>, out: Int, f: Unit, b: Bool) -> Int =\n  if b then 1 else if b ==",
+    );
+    let c = compiled_with_edits(&[always_leave]);
+    assert!(!c.has_errors());
+    assert_eq!(c.report.examples_run, c.report.examples_passed);
+    // ... and without the bar on withholding it would not reproduce.
+    let c = compiled_with_edits(&[
+        always_leave,
+        ("battle.ks", "let leave = if out + force_sp(f) < 2 * counter_sp(c)", "let leave = if true"),
+    ]);
+    assert!(!c.has_errors());
+    assert_eq!(c.report.examples_run, c.report.examples_passed + 1, "the S[159.] example fails");
+    // A counterattacker strong enough to withhold leaves the weak hex out: the odds are
+    // read without the withheld SPs, and the hex left out takes no result (S[200.]).
+    let c = compiled_with("examples.ks", |t| format!("{t}{WITHHOLDING_EXAMPLE}"));
+    assert!(!c.has_errors(), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    assert_eq!(c.report.examples_run, c.report.examples_passed);
+    // Without the withholding (the whole strength against the hex attacked) the same die
+    // gives another column, and the example does not reproduce.
+    let c = compiled_editing(|name, t| match name {
+        "examples.ks" => format!("{t}{WITHHOLDING_EXAMPLE}"),
+        "battle.ks" => t.replace("adjust withheld by out - withheld;", "adjust withheld by 0 - withheld;"),
+        _ => t,
+    });
+    assert!(!c.has_errors());
+    assert_eq!(c.report.examples_run, c.report.examples_passed + 1);
+}

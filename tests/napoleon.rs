@@ -456,3 +456,53 @@ fn napoleon_multi_hex_force_and_withholding() {
     assert!(!c.has_errors());
     assert_eq!(c.report.examples_run, c.report.examples_passed + 1);
 }
+
+#[test]
+fn napoleon_forces_join_a_retreat() {
+    // S[178.]: when the Attacking Force retreats, a Force of its side next to the enemy
+    // Force it fought, which did not attack and is engaged with no other enemy Force, may
+    // retreat too, as far; the heuristic player joins when weaker than the enemy next to it.
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let french = ["Oudinot", "Bertrand", "Reynier", "Arrighi"];
+    let mut joined = 0;
+    for seed in 1..=30 {
+        let out = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let lines: Vec<serde_json::Value> =
+            out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
+        for (i, v) in lines.iter().enumerate() {
+            let msg = v["message"].as_str().unwrap_or_default();
+            let Some((x, rest)) = msg.split_once(" joins the retreat of [") else { continue };
+            joined += 1;
+            assert_eq!(v["para"], "Standard[178.]");
+            let loser = rest.split(']').next().unwrap_or_default().split(',').next().unwrap_or_default();
+            let loser = loser.trim_matches('"');
+            // The Attacking Force's side: the Phasing Player's.
+            let side = if french.contains(&x) { "French" } else { "Coalition" };
+            assert_eq!(v["side"], side, "seed {seed}: {msg}");
+            // It attacked nobody in this phase.
+            let when = |w: &serde_json::Value| (w["turn"].clone(), w["phase"].clone(), w["side"].clone());
+            for w in lines[..i].iter().rev().take_while(|w| when(w) == when(v)) {
+                let m = w["message"].as_str().unwrap_or_default();
+                if let Some(atk) = m.strip_prefix("battle: [") {
+                    let atk = atk.split(']').next().unwrap_or_default();
+                    assert!(!atk.contains(&format!("\"{x}\"")), "seed {seed}: {x} attacked: {m}");
+                }
+            }
+            // It retreats as far as the Force it joins was called on to.
+            let is_total = |w: &&serde_json::Value, u: &str| w["track"] == "retreat_total" && w["of"] == u;
+            let theirs = lines[..i].iter().rev().find(|w| is_total(w, loser)).expect("the loser retreated");
+            // (A track set to the value it holds writes no line: the last value logged.)
+            let j = lines[i + 1..].iter().position(|w| w["type"] == "note").map_or(lines.len(), |j| j + i + 1);
+            let mine = lines[..j].iter().rev().find(|w| is_total(w, x)).expect("the joiner retreats");
+            let (theirs, mine) = (&theirs["value"], &mine["value"]);
+            assert!(
+                lines[i + 1..j].iter().any(|w| w["type"] == "retreat" && w["unit"] == x),
+                "seed {seed}: {x} does not retreat"
+            );
+            assert_eq!(mine, theirs, "seed {seed}: {msg}");
+        }
+    }
+    assert!(joined >= 5, "{joined} Forces joined a retreat");
+}

@@ -221,7 +221,8 @@ fn napoleon_battlefield_dynamics_option_plays() {
 fn napoleon_round_one_barrier() {
     // S[147.] note, S[204.]: a battle with another battle of the phase within 5 hexes
     // waits after its Round One; every waiting battle resumes later in the same Combat
-    // Phase, after another battle (a new one, or another waiting one) was fought.
+    // Phase, after another battle (a new one, or another waiting one) was fought, or it
+    // waited beside a battle already waiting (the Phasing Player may resume it first).
     let c = compiled();
     let prog = c.program.as_ref().expect("compiles");
     let note = |l: &str| -> Option<(String, String, String)> {
@@ -257,7 +258,18 @@ fn napoleon_round_one_barrier() {
                 .iter()
                 .filter(|n| n.1.starts_with("battle: ") || n.1.starts_with("battle resumes after Round One"))
                 .count();
-            assert!(others > 0, "seed {seed}: {leader} waited for no other battle");
+            // Or it waited beside another battle already waiting after its Round One
+            // (S[204.]): the Phasing Player then resumes them in the order he chooses.
+            let beside_waiting = notes[..i].iter().enumerate().any(|(k, n)| {
+                let Some(other) =
+                    n.1.strip_suffix(" waits after Round One for the battles within 5 hexes (S[204.])")
+                else {
+                    return false;
+                };
+                let resumed = format!("battle resumes after Round One (S[204.]): {other} against");
+                n.0 == *when && other != leader && !notes[k + 1..i].iter().any(|m| m.1.starts_with(&resumed))
+            });
+            assert!(others > 0 || beside_waiting, "seed {seed}: {leader} waited for no other battle");
         }
         let resumes = notes.iter().filter(|n| n.1.starts_with("battle resumes after Round One")).count();
         let paused = notes.iter().filter(|n| n.1.contains(" waits after Round One ")).count();
@@ -505,4 +517,86 @@ fn napoleon_forces_join_a_retreat() {
         }
     }
     assert!(joined >= 5, "{joined} Forces joined a retreat");
+}
+
+/// Whether two hex ids (CCRR) of the map's grid (even columns shifted down) are neighbours.
+fn adjacent(a: &str, b: &str) -> bool {
+    let p = |h: &str| -> (i32, i32) { (h[..2].parse().expect("col"), h[2..].parse().expect("row")) };
+    let ((c, r), (d, s)) = (p(a), p(b));
+    if c == d {
+        return (r - s).abs() == 1;
+    }
+    if (c - d).abs() != 1 {
+        return false;
+    }
+    if c % 2 == 0 {
+        s == r || s == r + 1
+    } else {
+        s == r || s == r - 1
+    }
+}
+
+#[test]
+fn napoleon_multi_hex_force_marches() {
+    // S[84.], S[118.]-S[120.]: a Force Leader marches with the Forces next to him as one
+    // Force, for one Movement Command or on his one Initiative roll; each subordinate ends
+    // next to his final hex; the Force's attrition is figured once (S[137.]).
+    let text = std::fs::read_to_string(dir().join("scenario-b.ks")).expect("reads");
+    let setup: BTreeMap<String, String> = text
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let (name, rest) = l.strip_prefix('"')?.split_once("\" at ")?;
+            Some((name.to_string(), rest.trim_end_matches(';').to_string()))
+        })
+        .collect();
+    assert!(setup.len() >= 8, "{setup:?}");
+    assert!(adjacent("2012", "2013") && adjacent("2012", "2113") && adjacent("1807", "1708"));
+    assert!(!adjacent("2012", "2114") && !adjacent("1807", "1909"));
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut marches, mut checked) = (0, 0);
+    for seed in 1..=30 {
+        let out = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let mut pos = setup.clone();
+        // (Force Leader, subordinates, those that stayed, attrition lookups)
+        let mut pending: Option<(String, Vec<String>, Vec<String>, usize)> = None;
+        for l in &out.log.lines {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json");
+            let what = v["what"].as_str().unwrap_or_default();
+            let next_force = what.starts_with("Force to receive a Movement Command")
+                || what.starts_with("attempt to move by Initiative")
+                || v["type"] == "phase_end";
+            if let Some((lead, subs, stayed, attrition)) = pending.take_if(|_| next_force) {
+                checked += 1;
+                assert_eq!(attrition, 1, "seed {seed}: one attrition for {lead}'s Force");
+                for s in subs.iter().filter(|s| !stayed.contains(s)) {
+                    assert!(adjacent(&pos[s], &pos[&lead]), "seed {seed}: {s} at {} not next to {lead} at {}", pos[s], pos[&lead]);
+                }
+            }
+            if v["type"] == "move" {
+                pos.insert(v["unit"].as_str().expect("unit").to_string(), v["to"].as_str().expect("to").to_string());
+            }
+            if let Some(p) = v["path"].as_array().and_then(|p| p.last()) {
+                pos.insert(v["unit"].as_str().expect("unit").to_string(), p.as_str().expect("hex").to_string());
+            }
+            if v["table"] == "AttritionLoss" {
+                if let Some(p) = pending.as_mut() {
+                    p.3 += 1;
+                }
+            }
+            let msg = v["message"].as_str().unwrap_or_default();
+            if let Some((lead, rest)) = msg.split_once(" marches with [") {
+                marches += 1;
+                let subs = rest.split(']').next().unwrap_or_default();
+                let subs = subs.split(',').map(|s| s.trim_matches('"').to_string()).collect();
+                pending = Some((lead.to_string(), subs, Vec::new(), 0));
+            }
+            if let Some((s, _)) = msg.split_once(" finds no end next to ") {
+                pending.as_mut().expect("in a march").2.push(s.to_string());
+            }
+        }
+    }
+    assert!(marches >= 10 && checked == marches, "{marches} marches, {checked} checked");
 }

@@ -600,3 +600,54 @@ fn napoleon_multi_hex_force_marches() {
     }
     assert!(marches >= 10 && checked == marches, "{marches} marches, {checked} checked");
 }
+
+/// Situations of our own (not in the text) for E[60.]: the same Force and die, standing in
+/// the Wittenberg Citadel and outside it.
+const FORT_ATTRITION_EXAMPLES: &str = r#"
+§Exclusive[60.] example "a Force standing in a Fort rolls no attrition" {
+  scenario "B";
+  place "Vandamme" at 1112;
+  run set_sp(unit("I Corps"), 12);
+  dice 6;
+  run stationary_attrition(French);
+  expect lost[French] == 0;
+}
+§Exclusive[60.] example "the same Force standing outside loses an SP on a six" {
+  scenario "B";
+  place "Vandamme" at 1211;
+  run set_sp(unit("I Corps"), 12);
+  dice 6;
+  run stationary_attrition(French);
+  expect lost[French] == 1;
+}
+"#;
+
+#[test]
+fn napoleon_fort_attrition_and_coalition_tracks() {
+    // E[60.]: no attrition for a Force standing in a Fort; without the exemption the first
+    // situation does not reproduce.
+    let c = compiled_with("examples.ks", |t| format!("{t}{FORT_ATTRITION_EXAMPLES}"));
+    assert!(!c.has_errors());
+    assert_eq!(c.report.examples_run, c.report.examples_passed);
+    let c = compiled_editing(|name, t| match name {
+        "examples.ks" => format!("{t}{FORT_ATTRITION_EXAMPLES}"),
+        "movement.ks" => {
+            let from = "if not (l has Moved) and not in_region(l.hex, Forts) {";
+            assert!(t.contains(from));
+            t.replace(from, "if not (l has Moved) {")
+        }
+        _ => t,
+    });
+    assert!(!c.has_errors());
+    assert_eq!(c.report.examples_run, c.report.examples_passed + 1);
+    // S[27.]: the invariant holds in play, and breaks on a set-up putting two Russian
+    // units on Buelow's Prussian track.
+    let c = compiled_with_edits(&[
+        ("counters.ks", "ma: 4, cmd: 8 }", "ma: 4, cmd: 6 }"),
+        ("counters.ks", "ma: 6, cmd: 8 }", "ma: 6, cmd: 6 }"),
+    ]);
+    let prog = c.program.as_ref().expect("compiles");
+    let out = play(prog, &options(1, AgentKind::Random, AgentKind::Random)).expect("plays");
+    let err = out.result.expect_err("the invariant breaks");
+    assert!(format!("{err:?}").contains("mixed_coalition_tracks"), "{err:?}");
+}

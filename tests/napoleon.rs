@@ -651,3 +651,65 @@ fn napoleon_fort_attrition_and_coalition_tracks() {
     let err = out.result.expect_err("the invariant breaks");
     assert!(format!("{err:?}").contains("mixed_coalition_tracks"), "{err:?}");
 }
+
+/// Situations of our own (not in the text) for the hex-within-the-hex (S[115.],
+/// E[54.]-E[55.]): Wittenberg's garrison and Vandamme in the Citadel, Wintzingerode next
+/// to it; with 4 SPs Vandamme is in the Fort proper with the garrison and neither is
+/// attacked; with 9 he stands outside it, is attacked, and defends without the benefit.
+const CITADEL_EXAMPLES: &str = r#"
+§Exclusive[55.] example "the Fort proper of a Citadel is not attacked" {
+  scenario "B";
+  place "Wittenberg Garrison" at 1112;
+  place "Vandamme" at 1112;
+  place "Wintzingerode" at 1111;
+  run set_sp(unit("I Corps"), 4);
+  run battles(Coalition);
+  expect not (unit("Vandamme") has Defended) and not (unit("Wittenberg Garrison") has Defended);
+  expect lost[French] == 0 and lost[Coalition] == 0;
+}
+§Exclusive[54.] example "a Force of nine SPs in a Citadel is attacked without the Fort's benefit" {
+  scenario "B";
+  place "Wittenberg Garrison" at 1112;
+  place "Vandamme" at 1112;
+  place "Wintzingerode" at 1111;
+  run set_sp(unit("I Corps"), 9);
+  run battles(Coalition);
+  expect unit("Vandamme") has Defended and not (unit("Wittenberg Garrison") has Defended);
+}
+§Exclusive[54.] example "nine SPs in a Citadel defend as nine" {
+  scenario "B";
+  place "Wittenberg Garrison" at 1112;
+  place "Vandamme" at 1112;
+  run set_sp(unit("I Corps"), 9);
+  expect defense_q([unit("Vandamme")]) == 36;
+}
+"#;
+
+#[test]
+fn napoleon_hex_within_the_hex() {
+    let c = compiled_with("examples.ks", |t| format!("{t}{CITADEL_EXAMPLES}"));
+    assert!(!c.has_errors(), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    assert_eq!(c.report.examples_run, c.report.examples_passed);
+    // Without the immunity the first two fail (the garrison is attacked); with the benefit
+    // for any Force in a Fort (at most five extra SPs, as encoded before), the third.
+    let variant = |file: &'static str, from: &'static str, to: &'static str| {
+        compiled_editing(move |name, t| match name {
+            "examples.ks" => format!("{t}{CITADEL_EXAMPLES}"),
+            n if n == file => {
+                assert!(t.contains(from), "{from}");
+                t.replace(from, to)
+            }
+            _ => t,
+        })
+    };
+    let c = variant("battle.ks", " and not citadel_immune(e);", ";");
+    assert!(!c.has_errors());
+    assert_eq!(c.report.examples_run, c.report.examples_passed + 2, "the garrison is attacked in both");
+    let c = variant(
+        "battle.ks",
+        "    + fort_extra_q(l);",
+        "    + (if in_region(l.hex, Forts) and not (l.hex has Masked) then min(20, sum v in force_units(l) where not (v is artillery): unit_defense_q(v, l.hex)) else 0);",
+    );
+    assert!(!c.has_errors());
+    assert_eq!(c.report.examples_run, c.report.examples_passed + 1);
+}

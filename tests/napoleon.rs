@@ -713,3 +713,32 @@ fn napoleon_hex_within_the_hex() {
     assert!(!c.has_errors());
     assert_eq!(c.report.examples_run, c.report.examples_passed + 1);
 }
+
+#[test]
+fn napoleon_two_pursuing_forces() {
+    // S[186.]-S[187.]: two Forces that lost one battle may each be pursued, by different
+    // Pursuing Forces (here the winning Force's hexes), each following its own loser.
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let mut twice = 0;
+    for seed in 1..=30 {
+        let out = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let mut chosen: Vec<String> = Vec::new();
+        for l in &out.log.lines {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json");
+            if v["type"] == "note" && v["message"].as_str().is_some_and(|m| m.starts_with("battle")) {
+                chosen.clear();
+            }
+            if v["what"].as_str().is_some_and(|w| w.starts_with("Force to pursue")) {
+                let Some(p) = v["choice"].as_str() else { continue };
+                assert!(!chosen.iter().any(|c| c == p), "seed {seed}: {p} pursues twice");
+                chosen.push(p.to_string());
+                if chosen.len() == 2 {
+                    twice += 1;
+                }
+            }
+        }
+    }
+    assert!(twice >= 3, "{twice} battles with two Pursuing Forces");
+}

@@ -420,7 +420,9 @@ fn napoleon_multi_hex_force_and_withholding() {
             if v["what"].as_str().is_some_and(|w| w.starts_with("take the Force into a Multi-Hex Force")) {
                 assert_eq!(v["by"], v["side"], "seed {seed}: only the Phasing Player defines it: {l}");
             }
-            let Some(rest) = v["message"].as_str().and_then(|m| m.strip_prefix("battle: [")) else { continue };
+            let Some(rest) = v["message"].as_str().and_then(|m| m.strip_prefix("battle: [")) else {
+                continue;
+            };
             let names: Vec<&str> = rest.split(']').next().unwrap_or_default().split(',').collect();
             if names.len() > 1 {
                 multi += 1;
@@ -506,7 +508,8 @@ fn napoleon_forces_join_a_retreat() {
             let is_total = |w: &&serde_json::Value, u: &str| w["track"] == "retreat_total" && w["of"] == u;
             let theirs = lines[..i].iter().rev().find(|w| is_total(w, loser)).expect("the loser retreated");
             // (A track set to the value it holds writes no line: the last value logged.)
-            let j = lines[i + 1..].iter().position(|w| w["type"] == "note").map_or(lines.len(), |j| j + i + 1);
+            let j =
+                lines[i + 1..].iter().position(|w| w["type"] == "note").map_or(lines.len(), |j| j + i + 1);
             let mine = lines[..j].iter().rev().find(|w| is_total(w, x)).expect("the joiner retreats");
             let (theirs, mine) = (&theirs["value"], &mine["value"]);
             assert!(
@@ -572,14 +575,25 @@ fn napoleon_multi_hex_force_marches() {
                 checked += 1;
                 assert_eq!(attrition, 1, "seed {seed}: one attrition for {lead}'s Force");
                 for s in subs.iter().filter(|s| !stayed.contains(s)) {
-                    assert!(adjacent(&pos[s], &pos[&lead]), "seed {seed}: {s} at {} not next to {lead} at {}", pos[s], pos[&lead]);
+                    assert!(
+                        adjacent(&pos[s], &pos[&lead]),
+                        "seed {seed}: {s} at {} not next to {lead} at {}",
+                        pos[s],
+                        pos[&lead]
+                    );
                 }
             }
             if v["type"] == "move" {
-                pos.insert(v["unit"].as_str().expect("unit").to_string(), v["to"].as_str().expect("to").to_string());
+                pos.insert(
+                    v["unit"].as_str().expect("unit").to_string(),
+                    v["to"].as_str().expect("to").to_string(),
+                );
             }
             if let Some(p) = v["path"].as_array().and_then(|p| p.last()) {
-                pos.insert(v["unit"].as_str().expect("unit").to_string(), p.as_str().expect("hex").to_string());
+                pos.insert(
+                    v["unit"].as_str().expect("unit").to_string(),
+                    p.as_str().expect("hex").to_string(),
+                );
             }
             if v["table"] == "AttritionLoss" {
                 if let Some(p) = pending.as_mut() {

@@ -71,6 +71,15 @@ pub struct Program {
     pub counters: Vec<CounterDef>,
     pub scenarios: Vec<ScenarioDef>,
     pub supplied: Vec<SuppliedDef>,
+    /// Player counts offered and the sides each player runs (none: one per side).
+    #[serde(default)]
+    pub players: Option<crate::players::PlayersDef>,
+    /// Loose teams of sides, in declaration order.
+    #[serde(default)]
+    pub teams: Vec<crate::players::TeamDef>,
+    /// Derived control of the codes of results groups (Powers), in declaration order.
+    #[serde(default)]
+    pub controls: Vec<crate::players::ControlDef>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

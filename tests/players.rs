@@ -462,3 +462,80 @@ fn the_command_line_takes_the_player_count() {
     assert_eq!(total, 30);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `chained` triggers (docs/language.md 6.17): a cascade applied as it happens, inside
+/// the body of the trigger that started it; an ordinary trigger waits for the next
+/// change outside any trigger body; a cascade that does not settle is R0017.
+const CASCADE: &str = r#"
+rulebook "Cascade" { numbering dotted; dice d6; }
+contents { §1.0 "Sides" §2.0 "Markers" §2.1 "Shifts" §2.2 "Chains" §3.0 "End" }
+§1.0 sides { A, B }
+§2.0 track a: 0..9
+§2.0 track b: 0..9
+§2.0 track c: 0..9
+§2.0 track later: 0..9
+§2.2 trigger waits when b >= 1 { §2.2 adjust later by 1; }
+§2.1 trigger shift when a >= 1 {
+  §2.1 adjust b by 1;
+  §2.1 log "after the shift: c is {}", c;
+}
+§2.2 trigger follows chained when b >= 1 { §2.2 adjust c by 1; }
+§3.0 sequence {
+  turns 1 { adjust a by 1; log "outside: later is {}", later; adjust a by 1; log "then later is {}", later; }
+  draw "over";
+}
+§3.0 scenario "s" "s" { turns 1; order A, B; }
+"#;
+
+#[test]
+fn chained_triggers_cascade_as_they_happen() {
+    let c = compile_src(CASCADE);
+    assert!(!c.has_errors());
+    let prog = c.program.unwrap();
+    let out = play(&prog, &GameOptions { scenario: "s".into(), ..GameOptions::default() }).expect("plays");
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    let log: Vec<Json> = out.log.lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let seq: Vec<String> = log
+        .iter()
+        .filter_map(|e| match e["type"].as_str().unwrap() {
+            "track" => Some(format!("{}={}", e["track"].as_str().unwrap(), e["value"])),
+            "trigger" => Some(format!("!{}", e["trigger"].as_str().unwrap())),
+            "note" => Some(e["message"].as_str().unwrap().to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        seq,
+        [
+            "a=1",
+            "!shift",
+            "b=1",
+            // The chained trigger fires inside `shift`, before its next statement ...
+            "!follows",
+            "c=1",
+            "after the shift: c is 1",
+            // ... the ordinary one, declared first, only at the next change outside.
+            "outside: later is 0",
+            "a=2",
+            "!waits",
+            "later=1",
+            "then later is 1",
+        ],
+        "{seq:#?}"
+    );
+    // Without `chained` the cascade waits too.
+    let plain = compile_src(&CASCADE.replace("follows chained when", "follows when")).program.unwrap();
+    let out = play(&plain, &GameOptions { scenario: "s".into(), ..GameOptions::default() }).expect("plays");
+    assert!(out.log.text().contains("after the shift: c is 0"), "{}", out.log.text());
+    // A cascade that does not settle: each odd value of c fires a trigger that passes
+    // through an even value (its condition falls) to the next odd one (it rises again).
+    let endless = compile_src(&CASCADE.replace("track c: 0..9", "track c: 0..999").replace(
+        "§2.2 trigger follows chained when b >= 1 { §2.2 adjust c by 1; }",
+        "§2.2 trigger follows chained when b >= 1 { §2.2 adjust c by 1; }\n\
+             §2.2 trigger flip chained when c % 2 == 1 { §2.2 adjust c by 1; §2.2 adjust c by 1; }",
+    ))
+    .program
+    .unwrap();
+    let out = play(&endless, &GameOptions { scenario: "s".into(), ..GameOptions::default() }).expect("plays");
+    assert_eq!(out.result.err().map(|e| e.code), Some("R0017"));
+}

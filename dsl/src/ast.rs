@@ -218,6 +218,8 @@ pub enum DeclKind {
     Trigger {
         name: Ident,
         once: bool,
+        /// `chained`: checked also after effects inside other triggers' bodies.
+        chained: bool,
         when: Expr,
         body: Block,
     },

@@ -440,9 +440,10 @@ impl Lowerer {
             Rule::trigger_decl => {
                 let name = self.ident(k.next());
                 let once = k.opt(Rule::once).is_some();
+                let chained = k.opt(Rule::chained).is_some();
                 let when = self.expr(k.next());
                 let body = self.block(k.next());
-                DeclKind::Trigger { name, once, when, body }
+                DeclKind::Trigger { name, once, chained, when, body }
             }
             Rule::interrupt_decl => {
                 let name = self.ident(k.next());

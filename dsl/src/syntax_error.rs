@@ -211,6 +211,7 @@ fn phrase(rule: Rule) -> Option<(&'static str, &'static [&'static str])> {
         steps_clause => ("`steps`", &["steps"]),
         per_side => ("`per side`", &["per"]),
         once => ("`once`", &["once"]),
+        chained => ("`chained`", &["chained"]),
         default_kw => ("`default`", &["default"]),
         or_none => ("`or none`", &["or"]),
         prefer_clause => ("`prefer`", &["prefer"]),

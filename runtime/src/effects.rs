@@ -8,6 +8,8 @@ use crate::program::{CheckAt, MarkerOn, TrackKey};
 
 /// The most dice one `roll n d6` throws.
 const MAX_POOL: i64 = 1000;
+/// How deep chained triggers may fire inside one another's bodies (R0017 beyond).
+const MAX_CHAIN: u32 = 32;
 use crate::state::{UnitStatus, OFF_MAP};
 use crate::value::Value;
 use crate::vm::{as_bool, as_int, Exec, Halt, Vm};
@@ -791,13 +793,31 @@ impl<'p> Vm<'p> {
         // Every effect ends here: the state changed.
         self.version += 1;
         self.check_control()?;
-        if self.in_trigger || self.prog.triggers.is_empty() {
+        if self.prog.triggers.is_empty() {
             return Ok(());
         }
+        // Inside a trigger body only `chained` triggers are checked (a cascade, one
+        // level deeper each time); the others wait for the next change outside.
+        let nested = self.in_trigger;
+        if nested {
+            if !self.prog.triggers.iter().any(|t| t.chained) {
+                return Ok(());
+            }
+            if self.chain_depth >= MAX_CHAIN {
+                return Err(RuntimeError::new(
+                    "R0017",
+                    format!(
+                        "chained triggers fired more than {MAX_CHAIN} deep (a cascade that does not settle)"
+                    ),
+                )
+                .into());
+            }
+        }
         self.in_trigger = true;
+        self.chain_depth += u32::from(nested);
         let result = (|| {
             for (i, t) in self.prog.triggers.iter().enumerate() {
-                if t.once && self.state.triggers_fired[i] {
+                if (t.once && self.state.triggers_fired[i]) || (nested && !t.chained) {
                     continue;
                 }
                 let holds = as_bool(self.call(t.cond, &[])?)?;
@@ -817,7 +837,8 @@ impl<'p> Vm<'p> {
             }
             Ok(())
         })();
-        self.in_trigger = false;
+        self.chain_depth -= u32::from(nested);
+        self.in_trigger = nested;
         result
     }
 }

@@ -309,6 +309,10 @@ pub enum PreferScope {
 pub struct TriggerDef {
     pub name: String,
     pub once: bool,
+    /// Also checked after the effects of other triggers' bodies (a cascade), nested up
+    /// to `MAX_CHAIN` deep.
+    #[serde(default)]
+    pub chained: bool,
     pub cond: FnId,
     pub body: FnId,
     pub para: ParaId,

@@ -104,6 +104,8 @@ pub struct Vm<'p> {
     pub(crate) control_now: Vec<Value>,
     /// Control is being evaluated (its `fn`s are pure; no re-entry).
     pub(crate) in_control: bool,
+    /// How many chained triggers are firing inside one another's bodies.
+    pub(crate) chain_depth: u32,
 }
 
 impl<'p> Vm<'p> {
@@ -165,6 +167,7 @@ impl<'p> Vm<'p> {
             seats: crate::players::Seating::one_per_side(prog.sides.len()),
             control_now: Vec::new(),
             in_control: false,
+            chain_depth: 0,
         }
         .with_occupancy()
     }

@@ -21,7 +21,13 @@ pub(crate) struct RunArgs {
     /// Seed of the game's dice and random agents (with --games, of the first game).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Who decides for a side: SIDE=random|heuristic|scripted:FILE (repeatable; default random).
+    /// How many players: one of the counts the rulebook's `players` declaration offers
+    /// (default: its first; without the declaration, one player per side).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..))]
+    pub players: Option<u8>,
+    /// Who decides for a side: SIDE=random|heuristic|scripted:FILE (repeatable; default
+    /// random). With several sides to a player (`--players`), the player's agent: name
+    /// any of its sides.
     #[arg(long = "agent", value_name = "SIDE=KIND", value_parser = args::parse_agent)]
     pub agents: Vec<(String, AgentArg)>,
     /// Switch a ruling to one of its alternatives: NAME=ALTERNATIVE (repeatable).
@@ -91,10 +97,15 @@ pub(crate) fn cmd_run(a: RunArgs, ui: Ui) -> u8 {
         say!("error: the rulebook has errors; nothing to run");
         return 1;
     };
+    if let Err(e) = kriegsspiel_runtime::players::Seating::for_count(&prog, a.players) {
+        say!("error[E0703]: {e}");
+        return 2;
+    }
     let base = GameOptions {
         scenario: a.scenario.clone(),
         seed: a.seed,
         agents,
+        players: a.players,
         rulings: a.rulings.iter().cloned().collect(),
         options: a.options.iter().cloned().collect(),
         log: true,

@@ -30,7 +30,7 @@ fn track_key(per_group: Option<&Ident>) -> SpaceKey {
     }
 }
 
-fn first_para(d: &Decl) -> String {
+pub(crate) fn first_para(d: &Decl) -> String {
     d.anchors.first().map(|a| a.text.clone()).unwrap_or_default()
 }
 
@@ -728,6 +728,9 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             }
         }
     }
+
+    // Players, teams and derived control (players.rs).
+    crate::players::compile_players(&mut cx, decls, &mut prog);
 
     // Hooks.
     let hook = |cx: &mut Cx, id: &Ident, want: &[Ty], ret: Ty, para: &str| -> Option<FnId> {

@@ -1056,7 +1056,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     return;
                 }
                 let s = self.expr(side);
-                self.expect_ty(&s, &Ty::Side, side.span, "winner");
+                // One side, or several sharing the victory (`win team(s)`, 6.1c).
+                if s.ty != Ty::list(Ty::Side) {
+                    self.expect_ty(&s, &Ty::Side, side.span, "winner");
+                }
                 let r = self.cx.string(reason);
                 self.emit(Op::Win { side: s.reg, reason: r });
             }
@@ -1581,8 +1584,17 @@ impl<'c, 'a> FnCx<'c, 'a> {
         span: Span,
     ) -> Out {
         let (list, elem) = self.iter_src(iter);
-        let needs_body =
-            matches!(q, Quant::Sum | Quant::Any | Quant::All | Quant::Min | Quant::Max | Quant::Map);
+        let needs_body = matches!(
+            q,
+            Quant::Sum
+                | Quant::Any
+                | Quant::All
+                | Quant::Min
+                | Quant::Max
+                | Quant::Map
+                | Quant::ArgMax
+                | Quant::ArgMin
+        );
         if needs_body && body.is_none() {
             self.error(err(
                 "E0301",
@@ -1597,7 +1609,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             Quant::Any => Value::Bool(false),
             Quant::All => Value::Bool(true),
             Quant::Min | Quant::Max => Value::Int(0),
-            Quant::Filter | Quant::Map => Value::Nil,
+            Quant::Filter | Quant::Map | Quant::ArgMax | Quant::ArgMin => Value::Nil,
         };
         if matches!(q, Quant::Filter | Quant::Map) {
             self.emit(Op::ListNew { dst: acc });
@@ -1605,10 +1617,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
             let k = self.cx.konst(init);
             self.emit(Op::Const { dst: acc, k });
         }
-        if matches!(q, Quant::Min | Quant::Max) {
+        if matches!(q, Quant::Min | Quant::Max | Quant::ArgMax | Quant::ArgMin) {
             let kt = self.cx.konst(Value::Bool(true));
             self.emit(Op::Const { dst: first, k: kt });
         }
+        // `argmax`/`argmin`: the best score so far (acc holds its element).
+        let best = if matches!(q, Quant::ArgMax | Quant::ArgMin) { self.temp() } else { NO_REG };
         let mut body_iv = Iv::ANY;
         let mut body_ty = Ty::Int;
         let mut exit_jumps = Vec::new();
@@ -1645,6 +1659,27 @@ impl<'c, 'a> FnCx<'c, 'a> {
 
                             Quant::Map => {
                                 me.emit(Op::ListPush { list: acc, v: o.reg });
+                            }
+                            // The first element with the greatest (least) body: a later
+                            // one replaces it only when strictly better.
+                            Quant::ArgMax | Quant::ArgMin => {
+                                me.expect_ty(&o, &Ty::Int, b.span, "`argmax`/`argmin` body");
+                                let jtake = me.emit(Op::JumpIf { cond: first, to: 0 });
+                                let better = me.temp();
+                                if q == Quant::ArgMax {
+                                    me.emit(Op::Gt { dst: better, a: o.reg, b: best });
+                                } else {
+                                    me.emit(Op::Lt { dst: better, a: o.reg, b: best });
+                                }
+                                let jskip = me.emit(Op::JumpIfNot { cond: better, to: 0 });
+                                let h = me.here();
+                                me.patch(jtake, h);
+                                me.emit(Op::Mov { dst: best, src: o.reg });
+                                me.emit(Op::Mov { dst: acc, src: v });
+                                let kf = me.cx.konst(Value::Bool(false));
+                                me.emit(Op::Const { dst: first, k: kf });
+                                let h = me.here();
+                                me.patch(jskip, h);
                             }
                             Quant::Min | Quant::Max => {
                                 me.expect_ty(&o, &Ty::Int, b.span, "`min`/`max` body");
@@ -1689,6 +1724,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             Quant::Min | Quant::Max => Self::out(acc, Ty::Int, body_iv),
             Quant::Filter => Self::out(acc, Ty::list(elem), Iv::ANY),
             Quant::Map => Self::out(acc, Ty::list(body_ty), Iv::ANY),
+            Quant::ArgMax | Quant::ArgMin => Self::out(acc, elem, Iv::ANY),
         }
     }
 

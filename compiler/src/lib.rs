@@ -12,6 +12,7 @@ mod examples;
 mod func;
 mod layers;
 mod map;
+mod players;
 mod points;
 mod report;
 mod scenario;

@@ -44,7 +44,7 @@ fn condition(
 pub(crate) fn compile_points(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>, prog: &mut Program) {
     // Triggers: a condition fn and a body procedure each.
     for d in decls {
-        if let DeclKind::Trigger { name, once, when, body } = &d.kind {
+        if let DeclKind::Trigger { name, once, chained, when, body } = &d.kind {
             let para = first_para(d);
             let cond = condition(cx, &para, &[], when, "a trigger condition", &format!("{}?", name.name));
             let mut fc = FnCx::new(cx, &para, body.span, false, "procedure");
@@ -57,6 +57,7 @@ pub(crate) fn compile_points(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Fu
             prog.triggers.push(TriggerDef {
                 name: name.name.clone(),
                 once: *once,
+                chained: *chained,
                 cond: ci,
                 body: ci + 1,
                 para: p,

@@ -112,6 +112,15 @@ pub enum CheckPoint {
     Turn,
 }
 
+/// One player count of a `players` declaration.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlayerCount {
+    pub count: i64,
+    pub span: Span,
+    /// The sides of each player, in player order.
+    pub players: Vec<Vec<Ident>>,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Supplied {
     pub reason: String,
@@ -128,6 +137,17 @@ pub struct IntRange {
 #[derive(Clone, Debug, Serialize)]
 pub enum DeclKind {
     Sides(Vec<Ident>),
+    /// `players { 2 { [A, B] [C, D] } 4 { [A] [B] [C] [D] } }`: per player count offered,
+    /// the sides each player runs (a player is named by its first side).
+    Players(Vec<PlayerCount>),
+    /// `teams { Allied { A, B } }`: loose teams of sides.
+    Teams(Vec<(Ident, Vec<Ident>)>),
+    /// `control Power by controller;`: the side controlling each code of a `results`
+    /// group is computed by a `fn (Group) -> Side` and watched for changes.
+    Control {
+        group: Ident,
+        func: Ident,
+    },
     Rating {
         name: Ident,
         range: IntRange,
@@ -202,6 +222,8 @@ pub enum DeclKind {
     Trigger {
         name: Ident,
         once: bool,
+        /// `chained`: checked also after effects inside other triggers' bodies.
+        chained: bool,
         when: Expr,
         body: Block,
     },
@@ -738,6 +760,10 @@ pub enum Quant {
     Filter,
     /// `map x in list: expr`: the list of the body's values.
     Map,
+    /// `argmax x in list: expr`: the element whose body is greatest (the first such in
+    /// list order); nothing for an empty list. `argmin` likewise the least.
+    ArgMax,
+    ArgMin,
 }
 
 #[derive(Clone, Debug, Serialize)]

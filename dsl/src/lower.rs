@@ -317,6 +317,31 @@ impl Lowerer {
         let mut k = Kids::of(p);
         match rule {
             Rule::sides_decl => DeclKind::Sides(self.ident_list(k.next())),
+            Rule::players_decl => DeclKind::Players(
+                k.rest()
+                    .map(|c| {
+                        let span = self.span(&c);
+                        let mut ck = Kids::of(c);
+                        let count = self.int(ck.next());
+                        let players = ck.rest().map(|g| self.ident_list(Kids::of(g).next())).collect();
+                        PlayerCount { count, span, players }
+                    })
+                    .collect(),
+            ),
+            Rule::teams_decl => DeclKind::Teams(
+                k.rest()
+                    .map(|t| {
+                        let mut tk = Kids::of(t);
+                        let name = self.ident(tk.next());
+                        (name, self.ident_list(tk.next()))
+                    })
+                    .collect(),
+            ),
+            Rule::control_decl => {
+                let group = self.ident(k.next());
+                let func = self.ident(k.next());
+                DeclKind::Control { group, func }
+            }
             Rule::rating_decl => {
                 let name = self.ident(k.next());
                 let range = self.int_range(k.next());
@@ -427,9 +452,10 @@ impl Lowerer {
             Rule::trigger_decl => {
                 let name = self.ident(k.next());
                 let once = k.opt(Rule::once).is_some();
+                let chained = k.opt(Rule::chained).is_some();
                 let when = self.expr(k.next());
                 let body = self.block(k.next());
-                DeclKind::Trigger { name, once, when, body }
+                DeclKind::Trigger { name, once, chained, when, body }
             }
             Rule::interrupt_decl => {
                 let name = self.ident(k.next());
@@ -1349,6 +1375,8 @@ impl Lowerer {
                     "min" => Quant::Min,
                     "max" => Quant::Max,
                     "map" => Quant::Map,
+                    "argmax" => Quant::ArgMax,
+                    "argmin" => Quant::ArgMin,
                     _ => Quant::Filter,
                 };
                 let var = self.ident(k.next());

@@ -13,6 +13,9 @@ use pest::error::{Error, ErrorVariant, InputLocation};
 
 const DECL_KWS: &[&str] = &[
     "sides",
+    "players",
+    "teams",
+    "control",
     "rating",
     "classes",
     "unit",
@@ -78,7 +81,7 @@ const STMT_KWS: &[&str] = &[
 ];
 const EXPR_START: &[&str] = &[
     "(", "[", "-", "@", "\"", "_", "if", "not", "roll", "choose", "sum", "count", "any", "all", "min", "max",
-    "filter", "map", "draw", "true", "false",
+    "filter", "map", "argmax", "argmin", "draw", "true", "false",
 ];
 /// Tokens that can only continue an expression that is already complete.
 const EXPR_CONT: &[&str] =
@@ -182,6 +185,9 @@ fn phrase(rule: Rule) -> Option<(&'static str, &'static [&'static str])> {
         round_dir => ("`up` or `down`", &["up", "down"]),
         int_or_name => ("a number or a name", &["-", "_"]),
         marker_target => ("`unit`, `hex` or `side`", &["unit", "hex", "side"]),
+        player_count => ("a player count like `3 { [A, B] [C] [D] }`", &["-"]),
+        player_group => ("a player's sides like `[A, B]`", &["["]),
+        team_def => ("a team like `Allied { A, B }`", &["_"]),
         hook | hook_value | hook_list | hook_item => ("a hook like `cost: move_cost;`", &["[", "_"]),
         hook_scope => ("`end` or `each`", &["end", "each"]),
         ruling_alt => ("a ruling alternative like `name \"reading\";`", &["default", "_"]),
@@ -206,6 +212,7 @@ fn phrase(rule: Rule) -> Option<(&'static str, &'static [&'static str])> {
         steps_clause => ("`steps`", &["steps"]),
         per_side => ("`per side`", &["per"]),
         once => ("`once`", &["once"]),
+        chained => ("`chained`", &["chained"]),
         default_kw => ("`default`", &["default"]),
         or_none => ("`or none`", &["or"]),
         prefer_clause => ("`prefer`", &["prefer"]),

@@ -623,7 +623,7 @@ fn trigger_sequence_ruling() {
                 §7.1.1 ruling grouping \"how attacks are formed\" { default per_hex \"one hex\"; multi \"several\"; default_ish \"x\"; }";
     let b = parse(text);
     match &b.decls[0].kind {
-        DeclKind::Trigger { name, once, when, body } => {
+        DeclKind::Trigger { name, once, when, body, .. } => {
             assert_eq!(name.name, "broken");
             assert!(once);
             assert_eq!(sx(when), "(Le (idx aml Russian) 0)");

@@ -298,6 +298,17 @@ fn describe(
             }
             ("sides".into(), "sides", d.span)
         }
+        DeclKind::Players(_) => ("players".into(), "players", d.span),
+        DeclKind::Teams(teams) => {
+            for (t, members) in teams {
+                let ms: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+                push(t, "team", ms.join(", "));
+            }
+            ("teams".into(), "teams", d.span)
+        }
+        DeclKind::Control { group, func } => {
+            (format!("control {} by {}", group.name, func.name), "control", d.span)
+        }
         DeclKind::Rating { name, range, doc } => {
             push(
                 name,

@@ -202,6 +202,13 @@ impl<'p> Vm<'p> {
                 Value::Int(self.hexside_sum(x, y, idx(a(2))?))
             }
             Builtin::Turn => Value::Int(self.state.turn),
+            Builtin::PlayerCount
+            | Builtin::PlayerOf
+            | Builtin::Teammates
+            | Builtin::Sides
+            | Builtin::Others
+            | Builtin::Team
+            | Builtin::PlayerSides => self.players_builtin(b, args)?,
             Builtin::Phasing => Value::Side(self.state.phasing),
             Builtin::ScenarioTurns => {
                 Value::Int(self.prog.scenarios.get(self.scenario).map(|s| s.turns).unwrap_or(0))

@@ -8,6 +8,8 @@ use crate::program::{CheckAt, MarkerOn, TrackKey};
 
 /// The most dice one `roll n d6` throws.
 const MAX_POOL: i64 = 1000;
+/// How deep chained triggers may fire inside one another's bodies (R0017 beyond).
+const MAX_CHAIN: u32 = 32;
 use crate::state::{UnitStatus, OFF_MAP};
 use crate::value::Value;
 use crate::vm::{as_bool, as_int, Exec, Halt, Vm};
@@ -79,7 +81,7 @@ impl<'p> Vm<'p> {
         }
     }
 
-    fn event(&mut self, kind: &str, extra: Json) {
+    pub(crate) fn event(&mut self, kind: &str, extra: Json) {
         if !self.log.enabled() {
             return;
         }
@@ -259,7 +261,8 @@ impl<'p> Vm<'p> {
                 } else if options.len() == 1 && !or_none {
                     Some(0)
                 } else {
-                    let wants = self.agents.get(s as usize).map(|a| a.wants_labels()).unwrap_or(false);
+                    let wants =
+                        self.agents.get(self.seats.player(s)).map(|a| a.wants_labels()).unwrap_or(false);
                     let labels: Vec<String> = if wants {
                         options.iter().map(|&o| self.label_string(o)).collect()
                     } else {
@@ -280,7 +283,7 @@ impl<'p> Vm<'p> {
                     };
                     let agent = self
                         .agents
-                        .get_mut(s as usize)
+                        .get_mut(self.seats.player(s))
                         .ok_or_else(|| RuntimeError::new("R0010", "no agent for side"))?;
                     let c = agent.choose(&req);
                     match c {
@@ -296,6 +299,14 @@ impl<'p> Vm<'p> {
                     let by = self.prog.sides.get(s as usize).cloned();
                     let choice = self.label(v);
                     let mut fields = json!({ "by": by, "what": self.prog.string(what), "options": options.len(), "choice": choice });
+                    if self.seats.declared {
+                        if let Json::Object(m) = &mut fields {
+                            m.insert(
+                                "player".into(),
+                                json!(self.seats.name(self.prog, self.seats.player(s))),
+                            );
+                        }
+                    }
                     if let Some(list) = self.sealed.as_mut() {
                         if let Json::Object(m) = &mut fields {
                             m.insert("sealed".into(), json!(true));
@@ -308,7 +319,9 @@ impl<'p> Vm<'p> {
             Op::WantsScores { dst, side, list } => {
                 let many = self.list(self.reg(base, list)).map(|l| l.len() > 1).unwrap_or(false);
                 let wants = match self.reg(base, side) {
-                    Value::Side(s) => self.agents.get(s as usize).map(|a| a.wants_scores()).unwrap_or(false),
+                    Value::Side(s) => {
+                        self.agents.get(self.seats.player(s)).map(|a| a.wants_scores()).unwrap_or(false)
+                    }
                     _ => false,
                 };
                 // Scores are computed in the chooser's view (hidden tracks, 6.17c).
@@ -498,12 +511,35 @@ impl<'p> Vm<'p> {
                 }
             }
             Op::Win { side, reason } => {
-                let s = match self.reg(base, side) {
-                    Value::Side(s) => s,
+                let sides: Vec<u8> = match self.reg(base, side) {
+                    Value::Side(s) => vec![s],
+                    // `win team(s)`, `win [A, B]`: several sides share the victory.
+                    v @ Value::List(_) => {
+                        let mut out = Vec::new();
+                        for x in self.list(v)?.iter() {
+                            match x {
+                                Value::Side(s) if !out.contains(s) => out.push(*s),
+                                Value::Side(_) => {}
+                                other => {
+                                    return Err(RuntimeError::new("R0002", format!("win by {other:?}")).into())
+                                }
+                            }
+                        }
+                        out
+                    }
                     other => return Err(RuntimeError::new("R0002", format!("win by {other:?}")).into()),
                 };
+                if sides.is_empty() {
+                    return Err(RuntimeError::new("R0002", "win by an empty list of sides").into());
+                }
+                let names: Vec<String> = sides
+                    .iter()
+                    .map(|&s| self.prog.sides.get(s as usize).cloned().unwrap_or_default())
+                    .collect();
                 return Err(Halt::End(GameResult {
-                    winner: self.prog.sides.get(s as usize).cloned(),
+                    winner: Some(names.join("+")),
+                    winners: if names.len() > 1 { names } else { Vec::new() },
+                    team: if sides.len() > 1 { crate::players::team_named(self.prog, &sides) } else { None },
                     reason: self.prog.string(reason).to_string(),
                     para: self.prog.para(self.cur_para).to_string(),
                     turn: self.state.turn,
@@ -512,6 +548,8 @@ impl<'p> Vm<'p> {
             Op::Draw { reason } => {
                 return Err(Halt::End(GameResult {
                     winner: None,
+                    winners: Vec::new(),
+                    team: None,
                     reason: self.prog.string(reason).to_string(),
                     para: self.prog.para(self.cur_para).to_string(),
                     turn: self.state.turn,
@@ -766,13 +804,32 @@ impl<'p> Vm<'p> {
     pub(crate) fn check_triggers(&mut self) -> Exec<()> {
         // Every effect ends here: the state changed.
         self.version += 1;
-        if self.in_trigger || self.prog.triggers.is_empty() {
+        self.check_control()?;
+        if self.prog.triggers.is_empty() {
             return Ok(());
         }
+        // Inside a trigger body only `chained` triggers are checked (a cascade, one
+        // level deeper each time); the others wait for the next change outside.
+        let nested = self.in_trigger;
+        if nested {
+            if !self.prog.triggers.iter().any(|t| t.chained) {
+                return Ok(());
+            }
+            if self.chain_depth >= MAX_CHAIN {
+                return Err(RuntimeError::new(
+                    "R0017",
+                    format!(
+                        "chained triggers fired more than {MAX_CHAIN} deep (a cascade that does not settle)"
+                    ),
+                )
+                .into());
+            }
+        }
         self.in_trigger = true;
+        self.chain_depth += u32::from(nested);
         let result = (|| {
             for (i, t) in self.prog.triggers.iter().enumerate() {
-                if t.once && self.state.triggers_fired[i] {
+                if (t.once && self.state.triggers_fired[i]) || (nested && !t.chained) {
                     continue;
                 }
                 let holds = as_bool(self.call(t.cond, &[])?)?;
@@ -792,7 +849,8 @@ impl<'p> Vm<'p> {
             }
             Ok(())
         })();
-        self.in_trigger = false;
+        self.chain_depth -= u32::from(nested);
+        self.in_trigger = nested;
         result
     }
 }

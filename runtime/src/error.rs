@@ -50,6 +50,11 @@ impl std::error::Error for RuntimeError {}
 pub struct GameResult {
     /// Winning side's name; `None` for a draw.
     pub winner: Option<String>,
+    /// When several sides share the victory (`win team(s)`), each of them; then
+    /// `winner` joins their names with `+`. Empty for one winner or a draw.
+    pub winners: Vec<String>,
+    /// The team whose sides are exactly the winners, if any.
+    pub team: Option<String>,
     pub reason: String,
     pub para: String,
     pub turn: i64,

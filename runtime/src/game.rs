@@ -34,8 +34,13 @@ impl AgentKind {
 pub struct GameOptions {
     pub scenario: String,
     pub seed: u64,
-    /// Agent per side name; sides not listed play `Random`.
+    /// Agent per side name; sides not listed play `Random`. With a `players`
+    /// declaration the agent of a player is the one given for any of its sides (two
+    /// different kinds for one player's sides are refused).
     pub agents: BTreeMap<String, AgentKind>,
+    /// How many players (a count the rulebook's `players` declaration offers); `None`:
+    /// its first count, or one player per side without the declaration.
+    pub players: Option<u8>,
     /// Ruling name -> alternative name; rulings not listed use their default.
     pub rulings: BTreeMap<String, String>,
     /// Optional rules switched on, by name.
@@ -57,6 +62,7 @@ impl Default for GameOptions {
             scenario: String::new(),
             seed: 1,
             agents: BTreeMap::new(),
+            players: None,
             rulings: BTreeMap::new(),
             options: Default::default(),
             log: true,
@@ -133,11 +139,41 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
     let sequence = prog.sequence.ok_or("the rulebook declares no sequence of play")?;
     let scenario = &prog.scenarios[si];
     let state = State::new(prog, scenario);
+    let seats = crate::players::Seating::for_count(prog, opts.players)?;
     let mut agents: Vec<Box<dyn Agent>> = Vec::new();
     let mut agent_names = serde_json::Map::new();
-    for (i, side) in prog.sides.iter().enumerate() {
-        let kind = opts.agents.get(side).cloned().unwrap_or(AgentKind::Random);
-        agent_names.insert(side.clone(), json!(kind.name()));
+    let mut players_json = Vec::new();
+    // One agent per player (per side without a `players` declaration), seeded by the
+    // player's index: a game without the declaration seeds its agents as before.
+    for (i, sides) in seats.players.iter().enumerate() {
+        let mut kind: Option<AgentKind> = None;
+        for &s in sides {
+            let name = &prog.sides[s as usize];
+            if let Some(k) = opts.agents.get(name) {
+                match &kind {
+                    Some(prev) if prev != k => {
+                        return Err(format!(
+                            "the sides {} are played by one player: give them one agent",
+                            sides
+                                .iter()
+                                .map(|&x| prog.sides[x as usize].as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ))
+                    }
+                    _ => kind = Some(k.clone()),
+                }
+            }
+        }
+        let kind = kind.unwrap_or(AgentKind::Random);
+        for &s in sides {
+            agent_names.insert(prog.sides[s as usize].clone(), json!(kind.name()));
+        }
+        players_json.push(json!({
+            "player": seats.name(prog, i),
+            "sides": sides.iter().map(|&s| prog.sides[s as usize].as_str()).collect::<Vec<_>>(),
+            "agent": kind.name(),
+        }));
         let a: Box<dyn Agent> = match kind {
             AgentKind::Random => Box::new(RandomAgent::new(opts.seed, i as u8)),
             AgentKind::Heuristic => Box::new(HeuristicAgent::new(opts.seed, i as u8)),
@@ -177,6 +213,10 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
                 "supplied": supplied,
             }),
         );
+        // Rulebooks that declare players: the count chosen and who plays what.
+        if seats.declared {
+            log.event("players", json!({ "count": seats.players.len(), "players": players_json }));
+        }
         // Rulebooks with declared layers: the layers in play, lowest first.
         if prog.layers.iter().any(|l| l.declared) {
             let layers: Vec<serde_json::Value> = prog
@@ -190,11 +230,12 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
     }
     let mut vm = Vm::new(prog, state, si, opts.seed, agents, log, rulings, opts.budget);
     vm.options = options;
+    vm.seats = seats;
     vm.check_invariants = opts.invariants && !prog.invariants.is_empty();
     if opts.profile {
         vm.profile = Some(Vec::new());
     }
-    let run = vm.call(sequence, &[]);
+    let run = vm.init_control().and_then(|_| vm.call(sequence, &[]));
     let result = match run {
         Ok(_) => Err(RuntimeError::new(
             "R0011",
@@ -206,14 +247,29 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
     for (i, a) in vm.agents.iter().enumerate() {
         let notes = a.notes();
         if !notes.is_empty() {
-            let side = prog.sides.get(i).cloned();
+            let side = vm
+                .seats
+                .players
+                .get(i)
+                .and_then(|p| p.first())
+                .and_then(|&s| prog.sides.get(s as usize))
+                .cloned();
             vm.log.event("agent", json!({ "side": side, "agent": a.name(), "notes": notes }));
         }
     }
     match &result {
-        Ok(r) => vm
-            .log
-            .event("end", json!({ "winner": r.winner, "reason": r.reason, "para": r.para, "turn": r.turn })),
+        Ok(r) => {
+            let mut end = json!({ "winner": r.winner, "reason": r.reason, "para": r.para, "turn": r.turn });
+            if let serde_json::Value::Object(m) = &mut end {
+                if !r.winners.is_empty() {
+                    m.insert("winners".into(), json!(r.winners));
+                }
+                if let Some(t) = &r.team {
+                    m.insert("team".into(), json!(t));
+                }
+            }
+            vm.log.event("end", end)
+        }
         Err(e) => vm.log.event(
             "error",
             json!({ "code": e.code, "message": e.message, "para": e.para, "function": e.function }),

@@ -16,6 +16,7 @@ mod invariants;
 pub mod log;
 mod memo;
 pub mod op;
+pub mod players;
 pub mod program;
 pub mod session;
 pub mod state;

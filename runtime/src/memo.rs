@@ -693,6 +693,13 @@ impl<'p> crate::vm::Vm<'p> {
             | B::Neighbour
             | B::Optional
             | B::Border
+            | B::PlayerCount
+            | B::PlayerOf
+            | B::Teammates
+            | B::Sides
+            | B::Others
+            | B::Team
+            | B::PlayerSides
             | B::Present => {}
             // Whole-map queries, searches, logged lookups, effects.
             _ => self.rec.uncacheable = true,

@@ -175,6 +175,15 @@ pub enum Builtin {
     /// `border(a, b) -> Int`: the number of the border (hexside) between two adjacent
     /// spaces, the index of a track `per border`; -1 when they are not adjacent.
     Border,
+    /// Players and teams (runtime/src/players.rs): `player_count()`, `player(side)`,
+    /// `teammates(a, b)`, `sides()`, `others(side)`, `team(side)`, `player_sides(side)`.
+    PlayerCount,
+    PlayerOf,
+    Teammates,
+    Sides,
+    Others,
+    Team,
+    PlayerSides,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.

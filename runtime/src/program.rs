@@ -75,6 +75,15 @@ pub struct Program {
     pub counters: Vec<CounterDef>,
     pub scenarios: Vec<ScenarioDef>,
     pub supplied: Vec<SuppliedDef>,
+    /// Player counts offered and the sides each player runs (none: one per side).
+    #[serde(default)]
+    pub players: Option<crate::players::PlayersDef>,
+    /// Loose teams of sides, in declaration order.
+    #[serde(default)]
+    pub teams: Vec<crate::players::TeamDef>,
+    /// Derived control of the codes of results groups (Powers), in declaration order.
+    #[serde(default)]
+    pub controls: Vec<crate::players::ControlDef>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -304,6 +313,10 @@ pub enum PreferScope {
 pub struct TriggerDef {
     pub name: String,
     pub once: bool,
+    /// Also checked after the effects of other triggers' bodies (a cascade), nested up
+    /// to `MAX_CHAIN` deep.
+    #[serde(default)]
+    pub chained: bool,
     pub cond: FnId,
     pub body: FnId,
     pub para: ParaId,

@@ -202,5 +202,5 @@ pub fn verify(p: &Program) -> Result<(), String> {
             return Err(format!("scenario {}: order names a missing side", s.id));
         }
     }
-    Ok(())
+    crate::players::verify(p)
 }

@@ -98,6 +98,14 @@ pub struct Vm<'p> {
     pub(crate) rec: crate::memo::Recorder,
     /// Movement costs across searches (see `memo.rs`).
     pub(crate) cost_memo: crate::memo::CostMemo,
+    /// Who plays which side (agents are indexed by player).
+    pub(crate) seats: crate::players::Seating,
+    /// The controller of each code of each `control` declaration, as last logged.
+    pub(crate) control_now: Vec<Value>,
+    /// Control is being evaluated (its `fn`s are pure; no re-entry).
+    pub(crate) in_control: bool,
+    /// How many chained triggers are firing inside one another's bodies.
+    pub(crate) chain_depth: u32,
 }
 
 impl<'p> Vm<'p> {
@@ -156,6 +164,10 @@ impl<'p> Vm<'p> {
             ezoc_cache: (u64::MAX, Vec::new()),
             rec: Default::default(),
             cost_memo: Default::default(),
+            seats: crate::players::Seating::one_per_side(prog.sides.len()),
+            control_now: Vec::new(),
+            in_control: false,
+            chain_depth: 0,
         }
         .with_occupancy()
     }

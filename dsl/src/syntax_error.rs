@@ -45,6 +45,7 @@ const DECL_KWS: &[&str] = &[
     "ruling",
     "example",
     "sequence",
+    "formations",
     "§",
 ];
 const STMT_KWS: &[&str] = &[
@@ -73,6 +74,8 @@ const STMT_KWS: &[&str] = &[
     "log",
     "put",
     "empty",
+    "face",
+    "form",
     "§",
 ];
 const EXPR_START: &[&str] = &[

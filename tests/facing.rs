@@ -32,7 +32,7 @@ contents { §1.0 "Pieces" §2.0 "Facing" §3.0 "Formations" §4.0 "Movement" }
 §1.0 counters {
   A "Foot" Foot { ma: 3, cs: 2 }
   A "Dragoons" Dragoon { ma: 6, cs: 4/2 }
-  A "Guns" Gun { ma: 3, cs: 5 }
+  A "Guns" Gun { ma: 3, cs: 5, Unlimbered { cs: 7 } }
   B "Enemy" Foot { ma: 3, cs: 2 }
 }
 §4.0 fn allowance(u: Unit) -> Int = u.ma;
@@ -93,6 +93,7 @@ contents { §1.0 "Pieces" §2.0 "Facing" §3.0 "Formations" §4.0 "Movement" }
   place "Dragoons" at 0303 in Dismounted;
   place "Guns" at 0505 in Unlimbered;
   expect unit("Dragoons").ma == 2 and unit("Guns").ma == 0 and unit("Guns").formation == Unlimbered;
+  expect unit("Guns").cs == 7 and unit("Dragoons").cs == 3;
   expect can_form(unit("Dragoons"), Mounted) and not can_form(unit("Guns"), Limbered) and not can_form(unit("Guns"), Mounted);
 }
 "#;
@@ -304,6 +305,10 @@ fn errors_of_facing_and_formations() {
             "E0301",
         ),
         ("\"Guns\" at 0202 in Limbered;", "\"Guns\" at 0202 in Mounted;", "E0306"),
+        // A counter's own values on a face: a face of its type, a known rating, in range.
+        ("Unlimbered { cs: 7 } }", "Mounted { cs: 7 } }", "E0306"),
+        ("Unlimbered { cs: 7 } }", "Unlimbered { cz: 7 } }", "E0106"),
+        ("Unlimbered { cs: 7 } }", "Unlimbered { cs: 17 } }", "E0501"),
         ("\"Foot\" at 0303 facing 2;", "\"Foot\" at 0303 facing 6;", "E0501"),
         ("face u to d;", "face u to true;", "E0301"),
         ("u.formation, u.facing", "u.formation, u.facings", "E0106"),

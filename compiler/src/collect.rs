@@ -847,6 +847,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                             unit_type: 0,
                             values: vec![],
                             steps: 1,
+                            face_values: vec![],
                         }),
                     }
                 }

@@ -236,6 +236,71 @@ pub fn assemble(env: &Env, prog: &mut Program) {
     }
 }
 
+/// A counter's values printed on its faces (`Column { ma: 6 }`): the face must be one of
+/// its type's (E0306), the ratings known (E0106), in range (E0501), one per step or one
+/// (E0502).
+pub fn counter_faces(
+    env: &Env,
+    unit_type: usize,
+    c: &Counter,
+    para: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(u8, u16, Vec<i64>)> {
+    let mut out = Vec::new();
+    let names = env.unit_faces.get(unit_type).and_then(|x| x.as_ref()).map(|tf| tf.names.clone());
+    let steps = env.unit_types.get(unit_type).map(|t| t.2).unwrap_or(1) as usize;
+    for (face, vals) in &c.face_values {
+        let Some(fi) = names.as_ref().and_then(|ns| ns.iter().position(|x| x == &face.name)) else {
+            diags.push(
+                Diagnostic::error(
+                    "E0306",
+                    face.span,
+                    format!("`{}` is not a face of `{}`", face.name, c.unit_type.name),
+                )
+                .with_paragraph(para),
+            );
+            continue;
+        };
+        for (r, v) in vals {
+            let Some(ri) = env.rating_index(&r.name) else {
+                diags.push(
+                    Diagnostic::error("E0106", r.span, format!("unknown rating `{}`", r.name))
+                        .with_paragraph(para),
+                );
+                continue;
+            };
+            let (_, lo, hi) = env.ratings[ri].clone();
+            if let Some(x) = v.iter().find(|x| **x < lo || **x > hi) {
+                diags.push(
+                    Diagnostic::error(
+                        "E0501",
+                        r.span,
+                        format!("{} = {x} is outside the rating's range {lo}..{hi}", r.name),
+                    )
+                    .with_paragraph(para),
+                );
+            }
+            if v.len() != 1 && v.len() != steps {
+                diags.push(
+                    Diagnostic::error(
+                        "E0502",
+                        r.span,
+                        format!(
+                            "{} gives {} step values but {} has {steps} step(s)",
+                            r.name,
+                            v.len(),
+                            c.unit_type.name
+                        ),
+                    )
+                    .with_paragraph(para),
+                );
+            }
+            out.push((fi as u8, ri as u16, v.clone()));
+        }
+    }
+    out
+}
+
 /// A placement's starting facing (the `UnitState::facing` encoding) and face index.
 pub fn unit_start(
     env: &Env,

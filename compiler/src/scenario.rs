@@ -59,7 +59,8 @@ pub fn counter(env: &mut Env, c: &Counter, para: &str, diags: &mut Vec<Diagnosti
         }
         values[r] = Some(vals.clone());
     }
-    Some(CounterDef { name: c.name.clone(), side, unit_type: ut as u16, values, steps })
+    let face_values = crate::facing::counter_faces(env, ut, c, para, diags);
+    Some(CounterDef { name: c.name.clone(), side, unit_type: ut as u16, values, steps, face_values })
 }
 
 pub fn scenario(

@@ -528,6 +528,8 @@ pub struct Counter {
     pub unit_type: Ident,
     /// Rating values; several values are per step, strongest first.
     pub values: Vec<(Ident, Vec<i64>)>,
+    /// `Column { ma: 6 }`: values printed on one face of the counter (`formations`).
+    pub face_values: Vec<(Ident, Vec<(Ident, Vec<i64>)>)>,
     pub span: Span,
 }
 

@@ -855,16 +855,26 @@ impl Lowerer {
         let name_span = self.span(&name_p);
         let name = self.string(name_p);
         let unit_type = self.ident(k.next());
-        let values = k
-            .rest()
-            .map(|v| {
-                let mut vk = Kids::of(v);
-                let name = self.ident(vk.next());
-                let vals = vk.rest().map(|i| self.int(i)).collect();
-                (name, vals)
-            })
-            .collect();
-        Counter { side, name, name_span, unit_type, values, span }
+        let mut values = Vec::new();
+        let mut face_values = Vec::new();
+        for v in k.rest() {
+            if v.as_rule() == Rule::counter_face {
+                let mut fk = Kids::of(v);
+                let face = self.ident(fk.next());
+                let vals = fk.rest().map(|cv| self.counter_value(cv)).collect();
+                face_values.push((face, vals));
+            } else {
+                values.push(self.counter_value(v));
+            }
+        }
+        Counter { side, name, name_span, unit_type, values, face_values, span }
+    }
+
+    fn counter_value(&mut self, v: P) -> (Ident, Vec<i64>) {
+        let mut vk = Kids::of(v);
+        let name = self.ident(vk.next());
+        let vals = vk.rest().map(|i| self.int(i)).collect();
+        (name, vals)
     }
 
     fn scenario(&mut self, mut k: Kids, span: Span) -> Scenario {

@@ -50,8 +50,11 @@ impl<'p> Vm<'p> {
         if ty.faces.is_empty() {
             return None;
         }
-        let face = ty.faces.get(self.face_of(u) as usize)?;
-        let (_, steps) = face.ratings.iter().find(|(ri, _)| *ri == r)?;
+        let f = self.face_of(u);
+        let steps = match c.face_values.iter().find(|(fi, ri, _)| *fi == f && *ri == r) {
+            Some((_, _, steps)) => steps,
+            None => &ty.faces.get(f as usize)?.ratings.iter().find(|(ri, _)| *ri == r)?.1,
+        };
         steps.get(step as usize).or(steps.last()).copied()
     }
 

@@ -539,6 +539,10 @@ pub struct CounterDef {
     /// `values[rating][step]`; `None` when the counter has no such rating.
     pub values: Vec<Option<Vec<i64>>>,
     pub steps: u8,
+    /// `(face, rating, values per step)` printed on one face of the counter (6.4b),
+    /// before the face's own ratings and the counter's.
+    #[serde(default)]
+    pub face_values: Vec<(u8, u16, Vec<i64>)>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

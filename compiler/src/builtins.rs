@@ -32,6 +32,8 @@ pub enum P {
     OptionRule,
     /// The name of a `fn (Unit, Hex, Hex) -> Int` (a step cost).
     StepFn,
+    /// A formation (a code of the `Formation` group of `formations` declarations).
+    Formation,
 }
 
 pub struct BSig {
@@ -349,6 +351,22 @@ pub fn signatures() -> Vec<BSig> {
             "the number of the border (hexside) between two adjacent spaces, for tracks per border; -1 if not adjacent",
         ),
         s(
+            "relative",
+            Builtin::Relative,
+            vec![T(Ty::Unit), T(Ty::Hex)],
+            Ty::Int,
+            false,
+            "the hexside toward an adjacent hex counted clockwise from the unit's facing (0 the faced one); -1 if not adjacent",
+        ),
+        s(
+            "can_form",
+            Builtin::CanForm,
+            vec![T(Ty::Unit), Formation],
+            Ty::Bool,
+            false,
+            "may the unit change from its current face to this formation (a declared change)",
+        ),
+        s(
             "can_retreat",
             Builtin::CanRetreat,
             vec![T(Ty::Unit), T(Ty::Int)],
@@ -361,6 +379,7 @@ pub fn signatures() -> Vec<BSig> {
         b.iv = match b.name {
             "distance" | "enemy_distance" | "len" | "turn" | "scenario_turns" | "exited" | "abs"
             | "cup_size" => Iv::new(0, BIG),
+            "relative" => Iv::new(-1, 5),
             _ => Iv::ANY,
         };
     }

@@ -259,6 +259,12 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     }
                 }
             }
+            DeclKind::Formations { faces, changes, .. } => {
+                for a in faces.iter().flat_map(|f| &f.anchors).chain(changes.iter().flat_map(|c| &c.anchors))
+                {
+                    check_anchor(a, diags, &mut encoded);
+                }
+            }
             _ => {}
         }
     }
@@ -397,6 +403,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             env.unit_types.push((name.name.clone(), mask, st, para));
         }
     }
+    // Faces of unit types (formation names are values: before any body or signature).
+    crate::facing::declare(decls, &mut env, diags);
     // Terrain and hexside attribute schemas.
     let terr: Vec<(&Ident, &[Attr], String)> = decls
         .iter()
@@ -520,6 +528,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         if let DeclKind::Map(m) = &d.kind {
             let para = first_para(d);
             prog.map = crate::map::lower(&mut env, m, &para, diags);
+            crate::facing::check_map(decls, &env, diags);
             prog.map.para = env.para(&para);
             if let Some(s) = &m.supplied {
                 prog.supplied.push(SuppliedDef {
@@ -906,6 +915,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                             unit_type: 0,
                             values: vec![],
                             steps: 1,
+                            face_values: vec![],
                         }),
                     }
                 }
@@ -938,7 +948,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 );
                 continue;
             }
-            let sd = crate::scenario::scenario(cx.env, s, &para, cx.diags);
+            let types: Vec<usize> = prog.counters.iter().map(|c| c.unit_type as usize).collect();
+            let sd = crate::scenario::scenario(cx.env, s, &para, &types, cx.diags);
             for setup in &s.setups {
                 if let Some(sp) = &setup.supplied {
                     let p = setup.anchor.as_ref().map(|a| a.text.clone()).unwrap_or(para.clone());
@@ -965,6 +976,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 rule_para: None,
                 scenario: None,
                 places: Vec::new(),
+                starts: Vec::new(),
                 dice: Vec::new(),
                 calls: Vec::new(),
                 expects: Vec::new(),
@@ -979,11 +991,17 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                                 .with_paragraph(para.clone()),
                         ),
                     },
-                    ExampleItem::Place { unit, hex, span } => {
+                    ExampleItem::Place { unit, hex, span, start } => {
                         let ci = cx.env.counters.iter().position(|c| c == unit);
                         let h = crate::map::parse_hex(&cx.env.map_dims, &hex.text);
                         match (ci, h) {
-                            (Some(c), Some(h)) => data.places.push((c as u16, h)),
+                            (Some(c), Some(h)) => {
+                                data.places.push((c as u16, h));
+                                let t = prog.counters.get(c).map(|x| x.unit_type as usize).unwrap_or(0);
+                                let (facing, face) =
+                                    crate::facing::unit_start(cx.env, t, start, cx.diags, &para);
+                                data.starts.push((c as u16, facing, face));
+                            }
                             (None, _) => cx.diags.push(
                                 Diagnostic::error("E0505", *span, format!("no counter named {unit:?}"))
                                     .with_paragraph(para.clone()),
@@ -1094,8 +1112,11 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             classes: *m,
             steps: *s,
             para: env.paragraphs.iter().position(|x| x == p).unwrap_or(0) as u16,
+            faces: Vec::new(),
+            transitions: Vec::new(),
         })
         .collect();
+    crate::facing::assemble(&env, &mut prog);
     for d in decls {
         if let DeclKind::Marker { name, target } = &d.kind {
             let on = match target {

@@ -79,6 +79,10 @@ pub struct Env {
     pub used: std::collections::BTreeSet<String>,
     pub paragraphs: Vec<String>,
     pub map_dims: crate::map::Dims,
+    /// Faces of each unit type that declares `formations` (indexed by unit type).
+    pub unit_faces: Vec<Option<crate::facing::TypeFaces>>,
+    /// The results group of formation names, once a `formations` declaration made it.
+    pub formation_group: Option<usize>,
     /// An area map's own attributes (`value`, `capital`...) and their types.
     pub area_attrs: Vec<(String, crate::types::Ty)>,
 }

@@ -18,6 +18,8 @@ pub struct ExampleData {
     pub rule_para: Option<String>,
     pub scenario: Option<usize>,
     pub places: Vec<(u16, u32)>,
+    /// Facing and face of placed units (`place ... facing 2 in Column`).
+    pub starts: Vec<(u16, u8, u8)>,
     pub dice: Vec<i64>,
     pub calls: Vec<FnId>,
     pub expects: Vec<(FnId, Span)>,
@@ -68,6 +70,7 @@ fn example_run<'a>(ex: &'a ExampleData, expects: &'a [FnId], rulings: Option<Vec
     ExampleRun {
         scenario: ex.scenario,
         places: &ex.places,
+        starts: &ex.starts,
         dice: &ex.dice,
         calls: ex.calls.iter().map(|&f| (f, Vec::new())).collect(),
         expects,

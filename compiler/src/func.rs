@@ -932,6 +932,33 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     ));
                 }
             },
+            StmtKind::Face { unit, dir, vertex } => {
+                if !self.effect_allowed(span, "`face`") {
+                    return;
+                }
+                if !self.cx.env.map_dims.areas.is_empty() {
+                    self.error(err("E0509", span, "an area map has no hexsides to face"));
+                }
+                let u = self.expr(unit);
+                self.expect_ty(&u, &Ty::Unit, unit.span, "`face` unit");
+                let d = self.expr(dir);
+                self.expect_ty(&d, &Ty::Int, dir.span, "facing (a hexside 0-5)");
+                self.emit(Op::Face { u: u.reg, dir: d.reg, vertex: *vertex });
+            }
+            StmtKind::Form { unit, formation } => {
+                if !self.effect_allowed(span, "`form`") {
+                    return;
+                }
+                let u = self.expr(unit);
+                self.expect_ty(&u, &Ty::Unit, unit.span, "`form` unit");
+                let Some(g) = self.cx.env.formation_group else {
+                    self.error(err("E0306", formation.span, "`form` needs a `formations` declaration"));
+                    return;
+                };
+                let f = self.expr(formation);
+                self.expect_ty(&f, &Ty::Code(g), formation.span, "formation");
+                self.emit(Op::Form { u: u.reg, f: f.reg });
+            }
             StmtKind::RegainStep(e) => {
                 if !self.effect_allowed(span, "`regain_step`") {
                     return;
@@ -1890,6 +1917,15 @@ impl<'c, 'a> FnCx<'c, 'a> {
             (Ty::Unit, "type") => (Field::UnitType, Ty::UnitType, Iv::ANY),
             (Ty::Unit, "steps") => (Field::Steps, Ty::Int, Iv::new(0, 255)),
             (Ty::Unit, "on_map") => (Field::OnMap, Ty::Bool, Iv::ANY),
+            (Ty::Unit, "facing") => (Field::Facing, Ty::Int, Iv::new(0, 5)),
+            (Ty::Unit, "vertex_facing") => (Field::VertexFacing, Ty::Bool, Iv::ANY),
+            (Ty::Unit, "formation") => match self.cx.env.formation_group {
+                Some(g) => (Field::Formation, Ty::Code(g), Iv::ANY),
+                None => {
+                    self.error(err("E0106", field.span, "no unit type declares `formations`"));
+                    return Self::out(dst, Ty::Error, Iv::ANY);
+                }
+            },
             (Ty::Unit, name) => match self.cx.env.rating_index(name) {
                 Some(r) => {
                     self.cx.env.used.insert(name.to_string());
@@ -1898,7 +1934,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 }
                 None => {
                     let mut cands: Vec<String> = self.cx.env.ratings.iter().map(|r| r.0.clone()).collect();
-                    cands.extend(["hex", "side", "type", "steps", "on_map"].map(String::from));
+                    cands.extend(
+                        ["hex", "side", "type", "steps", "on_map", "facing", "vertex_facing", "formation"]
+                            .map(String::from),
+                    );
                     let mut d =
                         err("E0106", field.span, format!("units have no rating or attribute `{name}`"));
                     if let Some(s) = suggest(name, cands.iter().map(|s| s.as_str())) {
@@ -2173,6 +2212,16 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     let o = self.expr(a);
                     (o.reg, None)
                 }
+                P::Formation => {
+                    let o = self.expr(a);
+                    match self.cx.env.formation_group {
+                        Some(g) => self.expect_ty(&o, &Ty::Code(g), a.span, &what),
+                        None => {
+                            self.error(err("E0306", a.span, format!("{what}: no `formations` are declared")))
+                        }
+                    }
+                    (o.reg, None)
+                }
                 P::Elem => {
                     let o = self.expr(a);
                     self.expect_ty(&o, &list_elem.clone(), a.span, &what);
@@ -2282,7 +2331,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     None => (None, "fn", env.callables.keys().cloned().collect()),
                 }
             }
-            P::T(_) | P::AnyList | P::Elem | P::Any => return None,
+            P::T(_) | P::AnyList | P::Elem | P::Any | P::Formation => return None,
         };
         if found.is_some() {
             env.used.insert(n.to_string());

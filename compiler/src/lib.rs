@@ -9,6 +9,7 @@ mod collect;
 mod contents;
 mod env;
 mod examples;
+mod facing;
 mod func;
 mod layers;
 mod map;

@@ -59,10 +59,17 @@ pub fn counter(env: &mut Env, c: &Counter, para: &str, diags: &mut Vec<Diagnosti
         }
         values[r] = Some(vals.clone());
     }
-    Some(CounterDef { name: c.name.clone(), side, unit_type: ut as u16, values, steps })
+    let face_values = crate::facing::counter_faces(env, ut, c, para, diags);
+    Some(CounterDef { name: c.name.clone(), side, unit_type: ut as u16, values, steps, face_values })
 }
 
-pub fn scenario(env: &mut Env, s: &Scenario, para: &str, diags: &mut Vec<Diagnostic>) -> ScenarioDef {
+pub fn scenario(
+    env: &mut Env,
+    s: &Scenario,
+    para: &str,
+    types: &[usize],
+    diags: &mut Vec<Diagnostic>,
+) -> ScenarioDef {
     let e = |code, span, m: String| Diagnostic::error(code, span, m).with_paragraph(para.to_string());
     let mut order = Vec::new();
     for o in &s.order {
@@ -187,7 +194,15 @@ pub fn scenario(env: &mut Env, s: &Scenario, para: &str, diags: &mut Vec<Diagnos
                 diags.push(e(code, p.hex.span, msg));
                 continue;
             };
-            placements.push(PlacementDef { counter: ci as u16, hex: h, enters_turn: p.enters_turn });
+            let t = types.get(ci).copied().unwrap_or(0);
+            let (facing, face) = crate::facing::unit_start(env, t, &p.start, diags, para);
+            placements.push(PlacementDef {
+                counter: ci as u16,
+                hex: h,
+                enters_turn: p.enters_turn,
+                facing,
+                face,
+            });
         }
     }
     ScenarioDef {

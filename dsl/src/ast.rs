@@ -264,6 +264,12 @@ pub enum DeclKind {
         shown: Ident,
     },
     Sequence(Block),
+    /// `formations Dragoons { Mounted; Dismounted: combat, infantry { ma: 5 }; Mounted <-> Dismounted; }`.
+    Formations {
+        unit: Ident,
+        faces: Vec<Face>,
+        changes: Vec<FaceChange>,
+    },
     Ruling(Ruling),
     /// `finding KIND "what" [ruling NAME];`: a fault of the rules text met while encoding.
     Finding {
@@ -554,6 +560,8 @@ pub struct Counter {
     pub unit_type: Ident,
     /// Rating values; several values are per step, strongest first.
     pub values: Vec<(Ident, Vec<i64>)>,
+    /// `Column { ma: 6 }`: values printed on one face of the counter (`formations`).
+    pub face_values: Vec<(Ident, Vec<(Ident, Vec<i64>)>)>,
     pub span: Span,
 }
 
@@ -592,6 +600,39 @@ pub struct Placement {
     pub hex: HexLit,
     /// `enters turn N at HEX`: a reinforcement.
     pub enters_turn: Option<i64>,
+    /// `facing 2`, `facing vertex 2`, `in Column`.
+    pub start: UnitStart,
+}
+
+/// How a placed unit starts: its facing and face.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct UnitStart {
+    /// `facing [vertex] N`: the number, whether a vertex, and where it is written.
+    pub facing: Option<(i64, bool, Span)>,
+    /// `in Column`.
+    pub face: Option<Ident>,
+}
+
+/// One face of a unit type's counters (`formations`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Face {
+    pub anchors: Vec<Anchor>,
+    pub name: Ident,
+    /// `: combat, infantry`: the classes while showing this face (the type's if absent).
+    pub classes: Option<Vec<Ident>>,
+    /// `{ ma: 5 }`: ratings instead of the counter's (several values: per step).
+    pub ratings: Vec<(Ident, Vec<i64>)>,
+    pub span: Span,
+}
+
+/// `A -> B;` (or `A <-> B;`, both ways): a change of face allowed.
+#[derive(Clone, Debug, Serialize)]
+pub struct FaceChange {
+    pub anchors: Vec<Anchor>,
+    pub from: Ident,
+    pub to: Ident,
+    pub both: bool,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -603,7 +644,7 @@ pub struct Example {
 #[derive(Clone, Debug, Serialize)]
 pub enum ExampleItem {
     Scenario(String, Span),
-    Place { unit: String, hex: HexLit, span: Span },
+    Place { unit: String, hex: HexLit, span: Span, start: UnitStart },
     Dice(Vec<i64>, Span),
     Run { procedure: Ident, args: Vec<Expr>, span: Span },
     Expect(Expr),
@@ -722,6 +763,17 @@ pub enum StmtKind {
     },
     /// `empty Cup;`
     Empty(Ident),
+    /// `face u to d;` / `face u to vertex d;`
+    Face {
+        unit: Expr,
+        dir: Expr,
+        vertex: bool,
+    },
+    /// `form u Column;` (the formation is a name: a formation or a local holding one).
+    Form {
+        unit: Expr,
+        formation: Expr,
+    },
 }
 
 // ------------------------------------------------------------------ expressions

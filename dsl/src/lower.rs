@@ -349,6 +349,7 @@ impl Lowerer {
                 DeclKind::Rating { name, range, doc }
             }
             Rule::class_decl => DeclKind::Classes(self.ident_list(k.next())),
+            Rule::formations_decl => self.formations(k),
             Rule::unit_decl => {
                 let name = self.ident(k.next());
                 let classes = self.ident_list(k.next());
@@ -901,16 +902,26 @@ impl Lowerer {
         let name_span = self.span(&name_p);
         let name = self.string(name_p);
         let unit_type = self.ident(k.next());
-        let values = k
-            .rest()
-            .map(|v| {
-                let mut vk = Kids::of(v);
-                let name = self.ident(vk.next());
-                let vals = vk.rest().map(|i| self.int(i)).collect();
-                (name, vals)
-            })
-            .collect();
-        Counter { side, name, name_span, unit_type, values, span }
+        let mut values = Vec::new();
+        let mut face_values = Vec::new();
+        for v in k.rest() {
+            if v.as_rule() == Rule::counter_face {
+                let mut fk = Kids::of(v);
+                let face = self.ident(fk.next());
+                let vals = fk.rest().map(|cv| self.counter_value(cv)).collect();
+                face_values.push((face, vals));
+            } else {
+                values.push(self.counter_value(v));
+            }
+        }
+        Counter { side, name, name_span, unit_type, values, face_values, span }
+    }
+
+    fn counter_value(&mut self, v: P) -> (Ident, Vec<i64>) {
+        let mut vk = Kids::of(v);
+        let name = self.ident(vk.next());
+        let vals = vk.rest().map(|i| self.int(i)).collect();
+        (name, vals)
     }
 
     fn scenario(&mut self, mut k: Kids, span: Span) -> Scenario {
@@ -972,7 +983,83 @@ impl Lowerer {
         let mut wk = Kids::of(k.next());
         let enters_turn = wk.opt(Rule::int).map(|i| self.int(i));
         let hex = self.hex_lit(wk.next());
-        Placement { unit, unit_span, hex, enters_turn }
+        let start = self.unit_start(k.rest());
+        Placement { unit, unit_span, hex, enters_turn, start }
+    }
+
+    /// `facing [vertex] N` and `in Face` after a placement.
+    fn unit_start<'a>(&mut self, opts: impl Iterator<Item = P<'a>>) -> UnitStart {
+        let mut start = UnitStart::default();
+        for o in opts {
+            let Some(o) = o.into_inner().next() else { continue };
+            let span = self.span(&o);
+            match o.as_rule() {
+                Rule::placement_facing => {
+                    let mut vertex = false;
+                    let mut n = 0;
+                    for x in o.into_inner() {
+                        match x.as_rule() {
+                            Rule::vertex_kw => vertex = true,
+                            Rule::int => n = self.int(x),
+                            _ => {}
+                        }
+                    }
+                    start.facing = Some((n, vertex, span));
+                }
+                _ => {
+                    if let Some(i) = o.into_inner().next() {
+                        start.face = Some(self.ident(i));
+                    }
+                }
+            }
+        }
+        start
+    }
+
+    fn formations(&mut self, mut k: Kids) -> DeclKind {
+        let unit = self.ident(k.next());
+        let mut faces = Vec::new();
+        let mut changes = Vec::new();
+        for item in k.rest() {
+            let Some(x) = item.into_inner().next() else { continue };
+            let span = self.span(&x);
+            let rule = x.as_rule();
+            let mut anchors = Vec::new();
+            let mut idents = Vec::new();
+            let mut both = false;
+            let mut classes = None;
+            let mut ratings = Vec::new();
+            for c in x.into_inner() {
+                match c.as_rule() {
+                    Rule::anchor => anchors.push(self.anchor(c)),
+                    Rule::ident => idents.push(self.ident(c)),
+                    Rule::face_arrow => both = c.as_str() == "<->",
+                    Rule::face_classes => {
+                        if let Some(l) = c.into_inner().next() {
+                            classes = Some(self.ident_list(l));
+                        }
+                    }
+                    Rule::face_ratings => {
+                        for v in c.into_inner() {
+                            let mut vk = Kids::of(v);
+                            let name = self.ident(vk.next());
+                            let vals = vk.rest().map(|i| self.int(i)).collect();
+                            ratings.push((name, vals));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let mut it = idents.into_iter();
+            let Some(first) = it.next() else { continue };
+            if rule == Rule::face_change {
+                let Some(to) = it.next() else { continue };
+                changes.push(FaceChange { anchors, from: first, to, both, span });
+            } else {
+                faces.push(Face { anchors, name: first, classes, ratings, span });
+            }
+        }
+        DeclKind::Formations { unit, faces, changes }
     }
 
     fn example_item(&mut self, p: P) -> ExampleItem {
@@ -985,7 +1072,8 @@ impl Lowerer {
             Rule::ex_place => {
                 let unit = self.string(k.next());
                 let hex = self.hex_lit(k.next());
-                ExampleItem::Place { unit, hex, span }
+                let start = self.unit_start(k.rest());
+                ExampleItem::Place { unit, hex, span, start }
             }
             Rule::ex_dice => ExampleItem::Dice(k.rest().map(|i| self.int(i)).collect(), span),
             Rule::ex_run => {
@@ -1120,6 +1208,19 @@ impl Lowerer {
             Rule::remove_stmt => StmtKind::Remove(self.expr(k.next())),
             Rule::lose_step_stmt => StmtKind::LoseStep(self.expr(k.next())),
             Rule::regain_step_stmt => StmtKind::RegainStep(self.expr(k.next())),
+            Rule::face_stmt => {
+                let _kw = k.next();
+                let unit = self.expr(k.next());
+                let vertex = k.opt(Rule::vertex_kw).is_some();
+                StmtKind::Face { unit, dir: self.expr(k.next()), vertex }
+            }
+            Rule::form_stmt => {
+                let _kw = k.next();
+                let unit = self.expr(k.next());
+                let f = self.ident(k.next());
+                let formation = Expr { span: f.span, kind: ExprKind::Name(f.name) };
+                StmtKind::Form { unit, formation }
+            }
             Rule::mark_stmt | Rule::unmark_stmt => {
                 let target = self.expr(k.next());
                 let marker = self.ident(k.next());

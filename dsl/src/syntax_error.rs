@@ -49,6 +49,7 @@ const DECL_KWS: &[&str] = &[
     "finding",
     "example",
     "sequence",
+    "formations",
     "§",
 ];
 const STMT_KWS: &[&str] = &[
@@ -77,6 +78,8 @@ const STMT_KWS: &[&str] = &[
     "log",
     "put",
     "empty",
+    "face",
+    "form",
     "§",
 ];
 const EXPR_START: &[&str] = &[

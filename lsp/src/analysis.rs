@@ -427,6 +427,12 @@ fn describe(
             (format!("hidden {}", ts.join(", ")), "hidden", d.span)
         }
         DeclKind::Sequence(_) => ("sequence".into(), "sequence", d.span),
+        DeclKind::Formations { unit, faces, .. } => {
+            for f in faces {
+                push(&f.name, "formation", format!("a face of {}", unit.name));
+            }
+            (format!("formations {}", unit.name), "formations", d.span)
+        }
         DeclKind::Ruling(r) => {
             push(&r.name, "ruling", format!("\"{}\"", r.question));
             for alt in &r.alternatives {

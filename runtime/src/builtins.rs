@@ -319,6 +319,14 @@ impl<'p> Vm<'p> {
                 let s = side(a(0))?;
                 Value::Int(self.state.exited.get(s as usize).copied().unwrap_or(0))
             }
+            Builtin::Relative => {
+                let (u, h) = (unit(a(0))?, hex(a(1))?);
+                self.relative_of(u, h)
+            }
+            Builtin::CanForm => {
+                let u = unit(a(0))?;
+                Value::Bool(self.can_form(u, a(1)))
+            }
             Builtin::Border => {
                 let (x, y) = (hex(a(0))?, hex(a(1))?);
                 Value::Int(self.prog.map.border_of(x, y).map(|b| b as i64).unwrap_or(-1))

@@ -147,6 +147,9 @@ impl Names<'_> {
             Field::UnitType => "type".into(),
             Field::Steps => "steps".into(),
             Field::OnMap => "on_map".into(),
+            Field::Facing => "facing".into(),
+            Field::VertexFacing => "vertex_facing".into(),
+            Field::Formation => "formation".into(),
             Field::Terrain => "terrain".into(),
             Field::TerrainAttr(i) => {
                 p.terrain_attrs.get(i as usize).cloned().unwrap_or_else(|| format!("attr#{i}?"))
@@ -329,6 +332,10 @@ impl Names<'_> {
             Op::Eliminate { u } => format!("eliminate {}", r(u)),
             Op::Remove { u } => format!("remove {}", r(u)),
             Op::LoseStep { u } => format!("lose a step of {}", r(u)),
+            Op::Face { u, dir, vertex } => {
+                format!("face {} to {}{}", r(u), if vertex { "vertex " } else { "" }, r(dir))
+            }
+            Op::Form { u, f } => format!("form {} {}", r(u), r(f)),
             Op::Mark { obj, marker } => format!("mark {} with {}", r(obj), self.marker(marker)),
             Op::Unmark { obj, marker } => format!("unmark {} of {}", self.marker(marker), r(obj)),
             Op::Win { side, reason } => format!("win {} {}", r(side), self.string(reason)),

@@ -107,6 +107,9 @@ impl<'p> Vm<'p> {
         let c = &self.prog.counters[u as usize];
         match field {
             Field::Rating(r) => {
+                if let Some(v) = self.face_rating(u, r, us.step) {
+                    return Value::Int(v);
+                }
                 let v = c
                     .values
                     .get(r as usize)
@@ -130,6 +133,9 @@ impl<'p> Vm<'p> {
                 _ => c.steps as i64 - us.step as i64,
             }),
             Field::OnMap => Value::Bool(us.status == UnitStatus::OnMap),
+            Field::Facing => Value::Int(i64::from(crate::facing::hexside(us.facing))),
+            Field::VertexFacing => Value::Bool(us.facing & crate::facing::VERTEX != 0),
+            Field::Formation => self.formation_value(u),
             Field::Terrain | Field::TerrainAttr(_) | Field::AreaAttr(_) => Value::Nil,
         }
     }
@@ -382,7 +388,7 @@ impl<'p> Vm<'p> {
             }
             Op::IsClass { dst, u, class } => {
                 let u = self.unit_of(self.reg(base, u))?;
-                self.set_reg(base, dst, Value::Bool(self.prog.unit_has_class(u, class)));
+                self.set_reg(base, dst, Value::Bool(self.prog.unit_has_class(u, self.face_of(u), class)));
             }
             Op::HasMarker { dst, obj, marker } => {
                 let bit = 1u64 << (marker as u64 % 64);
@@ -478,6 +484,12 @@ impl<'p> Vm<'p> {
                     self.event("step_loss", json!({ "unit": name, "steps_left": left }));
                     self.check_triggers()?;
                 }
+            }
+            Op::Face { u, dir, vertex } => {
+                self.exec_face(self.reg(base, u), self.reg(base, dir), vertex)?;
+            }
+            Op::Form { u, f } => {
+                self.exec_form(self.reg(base, u), self.reg(base, f))?;
             }
             Op::Mark { obj, marker } | Op::Unmark { obj, marker } => {
                 let set = matches!(op, Op::Mark { .. });

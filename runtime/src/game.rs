@@ -295,6 +295,8 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
 pub struct ExampleRun<'a> {
     pub scenario: Option<usize>,
     pub places: &'a [(u16, u32)],
+    /// `place ... facing N in F`: per placed unit, its facing and face.
+    pub starts: &'a [(u16, u8, u8)],
     pub dice: &'a [i64],
     pub calls: Vec<(crate::program::FnId, Vec<Value>)>,
     pub expects: &'a [crate::program::FnId],
@@ -331,6 +333,12 @@ pub fn run_example_traced(prog: &Program, ex: &ExampleRun) -> (ExampleOutcome, V
         if let Some(us) = state.units.get_mut(u as usize) {
             us.status = crate::state::UnitStatus::OnMap;
             us.hex = h;
+        }
+    }
+    for &(u, facing, face) in ex.starts {
+        if let Some(us) = state.units.get_mut(u as usize) {
+            us.facing = facing;
+            us.face = face;
         }
     }
     state.turn = 1;

@@ -10,6 +10,9 @@ mod builtins;
 pub mod dice;
 pub mod disasm;
 mod effects;
+mod facing;
+/// The bit of a unit's facing that marks a vertex facing (see `State`).
+pub const FACING_VERTEX: u8 = facing::VERTEX;
 pub mod error;
 pub mod game;
 mod invariants;

@@ -8,7 +8,8 @@
 //! - **Key.** The hook's unit parameter is checked once, on the bytecode, to be used
 //!   only for its side, its type (and so its classes) and some markers
 //!   ([`unit_param_view`]). Then the answer is a function of the unit's *signature*
-//!   (type, side, those marker bits), the edge and the rest of the state, and units
+//!   (type and current face, or the classes of that face; side; those marker bits), the
+//!   edge and the rest of the state, and units
 //!   with the same signature share answers. Otherwise there is no memo.
 //! - **Dependencies.** While the hook runs, a [`Recorder`] notes the state it reads:
 //!   the contents of a hex (units there and their state, hex markers: `Hex(h)`), of a
@@ -267,12 +268,14 @@ impl CostMemo {
             self.synced = Some(version);
         }
         let c = prog.counters.get(u as usize)?;
-        let markers = state.units.get(u as usize)?.markers & view.markers;
-        // Type, else the classes tested; the side if read; the markers tested.
+        let us = state.units.get(u as usize)?;
+        let markers = us.markers & view.markers;
+        // Type and face, else the classes tested (those of the unit's current face); the
+        // side if read; the markers tested.
         let kind = if view.unit_type {
-            (1 << 63) | c.unit_type as u64
+            (1 << 63) | c.unit_type as u64 | (us.face as u64) << 16
         } else {
-            prog.unit_types.get(c.unit_type as usize)?.classes & view.classes & !(1 << 63)
+            prog.unit_classes(u, us.face) & view.classes & !(1 << 63)
         };
         let key = (kind, if view.side { c.side } else { 0 }, markers);
         let sig = match self.sigs.iter().position(|&k| k == key) {

@@ -30,6 +30,13 @@ pub enum Field {
     TerrainAttr(u16),
     /// An area map's own attribute of a space (`h.value`).
     AreaAttr(u16),
+    /// A unit's facing: the hexside 0-5 it faces (or, facing a vertex, the hexside
+    /// counter-clockwise of that vertex).
+    Facing,
+    /// Whether the unit faces a vertex rather than a hexside.
+    VertexFacing,
+    /// A unit's current face (formation), a `Formation` code; Nil for a type without faces.
+    Formation,
 }
 
 /// Comparison of a fused compare-and-branch ([`Op::BrCmp`]).
@@ -184,6 +191,13 @@ pub enum Builtin {
     Others,
     Team,
     PlayerSides,
+    /// `relative(unit, hex) -> Int`: the hexside of the unit's hex toward the adjacent
+    /// hex, counted clockwise from the unit's facing (0 the faced hexside); -1 when not
+    /// adjacent or off the map.
+    Relative,
+    /// `can_form(unit, formation) -> Bool`: does the unit's type declare a change from
+    /// its current face to this one?
+    CanForm,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.
@@ -515,6 +529,19 @@ pub enum Op {
     /// Effect: the unit loses one step (eliminated at its last).
     LoseStep {
         u: Reg,
+    },
+    /// Effect: the unit faces hexside r[dir] (0-5), or with `vertex` the vertex
+    /// clockwise of it; logged `face`.
+    Face {
+        u: Reg,
+        dir: Reg,
+        vertex: bool,
+    },
+    /// Effect: the unit changes to face (formation) r[f], a `Formation` code, by a
+    /// declared transition (R0018 otherwise); logged `form`.
+    Form {
+        u: Reg,
+        f: Reg,
     },
     Mark {
         obj: Reg,

@@ -100,6 +100,25 @@ pub struct UnitTypeDef {
     pub classes: u64,
     pub steps: u8,
     pub para: ParaId,
+    /// The faces (formations) a counter of this type shows, the first the one it starts
+    /// in; empty for a type without formations (see `facing.rs`).
+    #[serde(default)]
+    pub faces: Vec<FaceDef>,
+    /// Allowed changes of face: (from, to) indices into `faces`.
+    #[serde(default)]
+    pub transitions: Vec<(u8, u8)>,
+}
+
+/// One face of a counter (a formation): its name, its classes, the ratings it
+/// replaces, and the paragraph that declares it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FaceDef {
+    /// The formation's name: a code of the `Formation` results group.
+    pub sym: u16,
+    pub classes: u64,
+    /// `(rating, values per step)` this face gives instead of the counter's.
+    pub ratings: Vec<(u16, Vec<i64>)>,
+    pub para: ParaId,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -537,6 +556,10 @@ pub struct CounterDef {
     /// `values[rating][step]`; `None` when the counter has no such rating.
     pub values: Vec<Option<Vec<i64>>>,
     pub steps: u8,
+    /// `(face, rating, values per step)` printed on one face of the counter (6.4b),
+    /// before the face's own ratings and the counter's.
+    #[serde(default)]
+    pub face_values: Vec<(u8, u16, Vec<i64>)>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -558,6 +581,12 @@ pub struct PlacementDef {
     pub hex: u32,
     /// `Some(t)`: enters as a reinforcement at the start of turn `t`.
     pub enters_turn: Option<i64>,
+    /// `facing N` (the `UnitState::facing` encoding).
+    #[serde(default)]
+    pub facing: u8,
+    /// `in Column`: the face it starts in.
+    #[serde(default)]
+    pub face: u8,
 }
 
 /// A datum that is not from the rulebook text, with the reason it was supplied.
@@ -582,11 +611,22 @@ impl Program {
     }
     /// Does counter `u`'s unit type belong to class `class`? (False for an unknown
     /// counter or class.)
+    /// `face` is the unit's current face (its classes when its type has faces).
     #[inline]
-    pub fn unit_has_class(&self, u: u16, class: u8) -> bool {
-        let t = self.counters.get(u as usize).map(|c| c.unit_type as usize).unwrap_or(0);
-        let mask = self.unit_types.get(t).map(|t| t.classes).unwrap_or(0);
+    pub fn unit_has_class(&self, u: u16, face: u8, class: u8) -> bool {
+        let mask = self.unit_classes(u, face);
         class < 64 && mask & (1u64 << class) != 0
+    }
+
+    /// The classes of counter `u` showing face `face`.
+    #[inline]
+    pub fn unit_classes(&self, u: u16, face: u8) -> u64 {
+        let t = self.counters.get(u as usize).map(|c| c.unit_type as usize).unwrap_or(0);
+        match self.unit_types.get(t) {
+            Some(ty) if ty.faces.is_empty() => ty.classes,
+            Some(ty) => ty.faces.get(face as usize).map(|f| f.classes).unwrap_or(ty.classes),
+            None => 0,
+        }
     }
 
     pub fn rating_index(&self, name: &str) -> Option<usize> {

@@ -29,6 +29,12 @@ pub struct UnitState {
     pub enters: i16,
     /// Hex where a pending reinforcement enters.
     pub entry_hex: u32,
+    /// Facing on a hex map (see `facing.rs`): bits 0-2 the hexside 0-5 the unit faces
+    /// (numbered as `direction()`), bit 3 set for a vertex facing (the vertex clockwise
+    /// of that hexside).
+    pub facing: u8,
+    /// Current face (formation) among the unit type's declared faces (0: the first).
+    pub face: u8,
 }
 
 /// The whole state of a game in progress.
@@ -63,11 +69,15 @@ impl State {
                 markers: 0,
                 enters: 0,
                 entry_hex: OFF_MAP,
+                facing: 0,
+                face: 0,
             };
             program.counters.len()
         ];
         for p in &scenario.placements {
             if let Some(u) = units.get_mut(p.counter as usize) {
+                u.facing = p.facing;
+                u.face = p.face;
                 match p.enters_turn {
                     None => {
                         u.hex = p.hex;

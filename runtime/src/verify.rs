@@ -123,6 +123,8 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 }
                 Op::MoveUnit { u, h } => reg_ok(u) && reg_ok(h),
                 Op::Eliminate { u } | Op::Remove { u } | Op::LoseStep { u } => reg_ok(u),
+                Op::Face { u, dir, .. } => reg_ok(u) && reg_ok(dir),
+                Op::Form { u, f } => reg_ok(u) && reg_ok(f),
                 Op::Mark { obj, marker } | Op::Unmark { obj, marker } => {
                     reg_ok(obj) && (marker as usize) < p.markers.len()
                 }

@@ -508,7 +508,7 @@ impl<'p> Vm<'p> {
                 }
                 Op::BrClass { u, class, to, when } => {
                     let holds = match r!(u) {
-                        Value::Unit(u) => prog.unit_has_class(u, class),
+                        Value::Unit(u) => prog.unit_has_class(u, self.face_of(u), class),
                         other => {
                             return Err(self.located(
                                 f,
@@ -631,7 +631,7 @@ impl<'p> Vm<'p> {
                 }
                 Op::IsClass { dst, u, class } => {
                     let v = match r!(u) {
-                        Value::Unit(u) => prog.unit_has_class(u, class),
+                        Value::Unit(u) => prog.unit_has_class(u, self.face_of(u), class),
                         other => {
                             return Err(self.located(
                                 f,

@@ -392,6 +392,11 @@ fn sok_campaign_for_two_three_and_four_players() {
             // of their own (the Habsburg Side takes it).
             if *n < 4 {
                 assert!(!lines.iter().any(|l| l.contains("\"of\":\"MaritimePowers\"") && l.contains("\"track\":\"pps\"")), "{n} players, seed {seed}");
+                // 4.522: nor do they choose where their Electoral Votes go.
+                assert!(
+                    !lines.iter().any(|l| l.contains("whom to give the Votes") && l.contains("\"by\":\"MaritimePowers\"")),
+                    "{n} players, seed {seed}"
+                );
             }
             *outcomes.entry(winner).or_default() += 1;
         }

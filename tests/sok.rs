@@ -130,7 +130,12 @@ fn sok_campaign_plays_to_a_result_without_error() {
             let res = out.result.unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
             // The four-player game (the default count): 7.82 a win, 2.132 a tie.
             assert!(["7.82", "2.132"].contains(&res.para.as_str()), "seed {seed}: {res:?}");
-            if out.log.lines.iter().any(|l| l.contains("the Peace Index reached #16: Prestige Levels are compared")) {
+            if out
+                .log
+                .lines
+                .iter()
+                .any(|l| l.contains("the Peace Index reached #16: Prestige Levels are compared"))
+            {
                 peace_ends += 1;
             }
             // The campaign lasts less than its supplied cap of ten Years.
@@ -351,7 +356,14 @@ fn sok_campaign_for_two_three_and_four_players() {
                 .as_array()
                 .expect("players")
                 .iter()
-                .map(|p| p["sides"].as_array().expect("sides").iter().map(|s| s.as_str().unwrap().to_string()).collect())
+                .map(|p| {
+                    p["sides"]
+                        .as_array()
+                        .expect("sides")
+                        .iter()
+                        .map(|s| s.as_str().unwrap().to_string())
+                        .collect()
+                })
                 .collect();
             assert_eq!(got, *want, "{n} players");
             let pr = final_prestige(lines);
@@ -361,16 +373,23 @@ fn sok_campaign_for_two_three_and_four_players() {
                 // 2.131: the Franco-Prussian average, rounded down, against the Allied Level.
                 2 => {
                     let fp = (b + h) / 2;
-                    if fp > a { "Bourbon+Hohenzollern" } else if a > fp { "Habsburg+MaritimePowers" } else { "draw" }
+                    if fp > a {
+                        "Bourbon+Hohenzollern"
+                    } else if a > fp {
+                        "Habsburg+MaritimePowers"
+                    } else {
+                        "draw"
+                    }
                 }
                 // 2.132: the highest player; Bourbon and Hohenzollern level on top: Dual Victory.
                 3 => {
                     let top = b.max(h).max(a);
-                    let lead: Vec<&str> = [("Bourbon", b), ("Hohenzollern", h), ("Habsburg+MaritimePowers", a)]
-                        .iter()
-                        .filter(|(_, v)| *v == top)
-                        .map(|(s, _)| *s)
-                        .collect();
+                    let lead: Vec<&str> =
+                        [("Bourbon", b), ("Hohenzollern", h), ("Habsburg+MaritimePowers", a)]
+                            .iter()
+                            .filter(|(_, v)| *v == top)
+                            .map(|(s, _)| *s)
+                            .collect();
                     match lead.as_slice() {
                         [one] => one,
                         ["Bourbon", "Hohenzollern"] => "Bourbon+Hohenzollern",
@@ -379,22 +398,35 @@ fn sok_campaign_for_two_three_and_four_players() {
                 }
                 _ => {
                     let top = b.max(h).max(a).max(m);
-                    let lead: Vec<&str> = [("Bourbon", b), ("Hohenzollern", h), ("Habsburg", a), ("MaritimePowers", m)]
-                        .iter()
-                        .filter(|(_, v)| *v == top)
-                        .map(|(s, _)| *s)
-                        .collect();
-                    if lead.len() == 1 { lead[0] } else { "draw" }
+                    let lead: Vec<&str> =
+                        [("Bourbon", b), ("Hohenzollern", h), ("Habsburg", a), ("MaritimePowers", m)]
+                            .iter()
+                            .filter(|(_, v)| *v == top)
+                            .map(|(s, _)| *s)
+                            .collect();
+                    if lead.len() == 1 {
+                        lead[0]
+                    } else {
+                        "draw"
+                    }
                 }
             };
             assert_eq!(winner, expect, "{n} players, seed {seed}: {b} {h} {a} {m}");
             // 2.14: outside the four-player game the Maritime Powers gain no Prestige
             // of their own (the Habsburg Side takes it).
             if *n < 4 {
-                assert!(!lines.iter().any(|l| l.contains("\"of\":\"MaritimePowers\"") && l.contains("\"track\":\"pps\"")), "{n} players, seed {seed}");
+                assert!(
+                    !lines
+                        .iter()
+                        .any(|l| l.contains("\"of\":\"MaritimePowers\"") && l.contains("\"track\":\"pps\"")),
+                    "{n} players, seed {seed}"
+                );
                 // 4.522: nor do they choose where their Electoral Votes go.
                 assert!(
-                    !lines.iter().any(|l| l.contains("whom to give the Votes") && l.contains("\"by\":\"MaritimePowers\"")),
+                    !lines
+                        .iter()
+                        .any(|l| l.contains("whom to give the Votes")
+                            && l.contains("\"by\":\"MaritimePowers\"")),
                     "{n} players, seed {seed}"
                 );
             }
@@ -460,7 +492,9 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
             pm.insert("Britain".into(), 2);
             let mut permanent: BTreeMap<String, bool> = BTreeMap::new();
             let mut ctl: BTreeMap<String, Option<String>> = BTreeMap::new();
-            for p in ["France", "Austria", "Prussia", "Britain", "Hanover", "Saxony", "Bavaria", "UnitedProvinces"] {
+            for p in
+                ["France", "Austria", "Prussia", "Britain", "Hanover", "Saxony", "Bavaria", "UnitedProvinces"]
+            {
                 let v = *pm.get(p).unwrap_or(&0);
                 ctl.insert(p.into(), expected_controller(p, v, false).map(str::to_string));
             }

@@ -79,15 +79,7 @@ pub(crate) fn cmd_check(
     let errors = errors + text_diags.iter().filter(|d| d.is_error()).count();
     let warnings = warnings + text_diags.iter().filter(|d| !d.is_error()).count();
     if format == Format::Human {
-        let shown: Vec<_> = text_diags.iter().filter(|d| !quiet || d.is_error()).cloned().collect();
-        let (shown, rest) = capped(&shown);
-        let mut err = std::io::stderr().lock();
-        for d in shown {
-            let _ = err.write_all(d.render_styled(&sources, ui.color).as_bytes());
-        }
-        for (code, n) in rest {
-            let _ = err.write_all(kriegsspiel_dsl::diag::not_shown_line(code, n).as_bytes());
-        }
+        crate::print_diagnostics(&text_diags, &sources, ui);
     }
     match format {
         Format::Human if quiet => {

@@ -253,17 +253,23 @@ pub(crate) fn build_config(
         None => compile(&sources),
     };
     if format == Format::Human {
-        let shown: Vec<_> = c.diagnostics.iter().filter(|d| !ui.quiet || d.is_error()).cloned().collect();
-        let (shown, rest) = capped(&shown);
-        let mut err = std::io::stderr().lock();
-        for d in shown {
-            let _ = err.write_all(d.render_styled(&sources, ui.color).as_bytes());
-        }
-        for (code, n) in rest {
-            let _ = err.write_all(not_shown_line(code, n).as_bytes());
-        }
+        print_diagnostics(&c.diagnostics, &sources, ui);
     }
     Ok((sources, c))
+}
+
+/// Diagnostics on stderr: at most `MAX_SHOWN_PER_CODE` of each code, then a count of
+/// the rest; errors only when quiet; coloured as `ui` says.
+pub(crate) fn print_diagnostics(diags: &[kriegsspiel_dsl::Diagnostic], sources: &SourceMap, ui: Ui) {
+    let shown: Vec<_> = diags.iter().filter(|d| !ui.quiet || d.is_error()).cloned().collect();
+    let (shown, rest) = capped(&shown);
+    let mut err = std::io::stderr().lock();
+    for d in shown {
+        let _ = err.write_all(d.render_styled(sources, ui.color).as_bytes());
+    }
+    for (code, n) in rest {
+        let _ = err.write_all(not_shown_line(code, n).as_bytes());
+    }
 }
 
 /// Write to standard output and flush. A closed pipe (`| head`) is not an error: the

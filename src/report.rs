@@ -52,6 +52,31 @@ struct Row<'a> {
     declared: Vec<&'a kriegsspiel_compiler::FindingOut>,
 }
 
+impl<'a> Row<'a> {
+    /// A row with nothing said about it yet.
+    fn new(
+        para: Option<&'a Paragraph>,
+        number: String,
+        title: String,
+        line: usize,
+        text: &'a str,
+    ) -> Row<'a> {
+        Row {
+            para,
+            number,
+            title,
+            line,
+            text,
+            findings: Vec::new(),
+            coverage: None,
+            encodings: Vec::new(),
+            supplied: Vec::new(),
+            diagnostics: Vec::new(),
+            declared: Vec::new(),
+        }
+    }
+}
+
 pub(crate) fn cmd_report(
     text_path: &Path,
     rulebook: Option<&Path>,
@@ -129,19 +154,13 @@ fn rows<'a>(
 ) -> Vec<Row<'a>> {
     let first_start = idx.paragraphs.first().map(|p| p.start).unwrap_or(src.len());
     let mut rows: Vec<Row<'a>> = Vec::new();
-    rows.push(Row {
-        para: None,
-        number: String::new(),
-        title: "Before the first paragraph".into(),
-        line: 1,
-        text: src.get(..first_start).unwrap_or(""),
-        findings: Vec::new(),
-        coverage: None,
-        encodings: Vec::new(),
-        supplied: Vec::new(),
-        diagnostics: Vec::new(),
-        declared: Vec::new(),
-    });
+    rows.push(Row::new(
+        None,
+        String::new(),
+        "Before the first paragraph".into(),
+        1,
+        src.get(..first_start).unwrap_or(""),
+    ));
     for (k, p) in idx.paragraphs.iter().enumerate() {
         // A heading's span runs to the next heading; its own text ends where its first
         // lettered item (the next paragraph) starts.
@@ -149,19 +168,8 @@ fn rows<'a>(
             Some(n) if n.start > p.start => p.end.min(n.start),
             _ => p.end,
         };
-        rows.push(Row {
-            para: Some(p),
-            number: idx.anchor(p),
-            title: p.title.clone(),
-            line: p.line,
-            text: src.get(p.start..end.max(p.start)).unwrap_or(""),
-            findings: Vec::new(),
-            coverage: None,
-            encodings: Vec::new(),
-            supplied: Vec::new(),
-            diagnostics: Vec::new(),
-            declared: Vec::new(),
-        });
+        let text = src.get(p.start..end.max(p.start)).unwrap_or("");
+        rows.push(Row::new(Some(p), idx.anchor(p), p.title.clone(), p.line, text));
     }
     // Findings by position: the last paragraph starting at or before the finding.
     for f in findings {

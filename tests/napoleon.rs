@@ -4,7 +4,6 @@
 //! the same seed gives the same log, and a battle chit is never seen by the other side.
 
 use kriegsspiel_compiler::{compile, compile_with, load, Compilation};
-use kriegsspiel_dsl::SourceMap;
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -21,19 +20,7 @@ fn compiled() -> Compilation {
 
 /// The rulebook's files, each text passed through `edit` with its file name.
 fn compiled_editing(edit: impl Fn(&str, String) -> String) -> Compilation {
-    let mut names: Vec<_> = std::fs::read_dir(dir())
-        .expect("reads")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ks"))
-        .collect();
-    names.sort();
-    let mut sources = SourceMap::new();
-    for p in names {
-        let text = std::fs::read_to_string(&p).expect("reads");
-        let name = p.file_name().expect("name").to_string_lossy().to_string();
-        sources.add(p.display().to_string(), edit(&name, text));
-    }
-    compile(&sources)
+    support::rulebook::compiled_editing(&dir(), edit)
 }
 
 /// The rulebook's files, with `edit` applied to the text of one of them.

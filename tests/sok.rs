@@ -70,22 +70,7 @@ fn sok_contents_cover_the_texts_658_cases() {
         return;
     };
     let c = compiled();
-    let encoded: Vec<kriegsspiel_text::EncodedParagraph> = c
-        .report
-        .contents
-        .iter()
-        .map(|(n, t, s)| kriegsspiel_text::EncodedParagraph {
-            number: n.clone(),
-            title: t.clone(),
-            status: match s {
-                kriegsspiel_compiler::ContentStatus::Encoded => kriegsspiel_text::EncodedStatus::Encoded,
-                kriegsspiel_compiler::ContentStatus::Waived(w) => {
-                    kriegsspiel_text::EncodedStatus::Waived(w.clone())
-                }
-                _ => kriegsspiel_text::EncodedStatus::Listed,
-            },
-        })
-        .collect();
+    let encoded = support::rulebook::encoded_paragraphs(&c.report);
     let cov = kriegsspiel_text::coverage(&text, None, &encoded).expect("indexes");
     assert_eq!(cov.style, "case-implied");
     assert_eq!(cov.total, 658);

@@ -4,7 +4,6 @@
 //! Rule 19 allows them, and the Prussian written plans hidden from the Austrian agent.
 
 use kriegsspiel_compiler::{compile, load, Compilation};
-use kriegsspiel_dsl::SourceMap;
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -26,19 +25,7 @@ fn compiled() -> Compilation {
 
 /// The rulebook's files, each text passed through `edit` with its file name.
 fn compiled_editing(edit: impl Fn(&str, String) -> String) -> Compilation {
-    let mut names: Vec<_> = std::fs::read_dir(dir())
-        .expect("reads")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ks"))
-        .collect();
-    names.sort();
-    let mut sources = SourceMap::new();
-    for p in names {
-        let text = std::fs::read_to_string(&p).expect("reads");
-        let name = p.file_name().expect("name").to_string_lossy().to_string();
-        sources.add(p.display().to_string(), edit(&name, text));
-    }
-    compile(&sources)
+    support::rulebook::compiled_editing(&dir(), edit)
 }
 
 /// All `.ks` sources of the rulebook, concatenated.
@@ -246,25 +233,7 @@ fn torgau_ledger_accounts_for_every_item_and_paragraph() {
 fn torgau_text_coverage_matches_the_contents() {
     let Some(text) = texts::read_text(&root(), "torgau.txt") else { return };
     let c = compiled();
-    let encoded: Vec<kriegsspiel_text::EncodedParagraph> = c
-        .report
-        .contents
-        .iter()
-        .map(|(n, t, s)| kriegsspiel_text::EncodedParagraph {
-            number: n.clone(),
-            title: t.clone(),
-            status: match s {
-                kriegsspiel_compiler::ContentStatus::Encoded => kriegsspiel_text::EncodedStatus::Encoded,
-                kriegsspiel_compiler::ContentStatus::Waived(w) => {
-                    kriegsspiel_text::EncodedStatus::Waived(w.clone())
-                }
-                kriegsspiel_compiler::ContentStatus::Superseded(by) => {
-                    kriegsspiel_text::EncodedStatus::Waived(format!("superseded by {by}"))
-                }
-                kriegsspiel_compiler::ContentStatus::Missing => kriegsspiel_text::EncodedStatus::Listed,
-            },
-        })
-        .collect();
+    let encoded = support::rulebook::encoded_paragraphs(&c.report);
     let r = kriegsspiel_text::coverage(&text, None, &encoded).expect("coverage");
     assert_eq!(r.style, "rule-lettered");
     assert_eq!(r.total, 24);

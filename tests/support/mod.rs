@@ -4,4 +4,6 @@
 #[allow(dead_code)]
 pub mod inline;
 #[allow(dead_code)]
+pub mod rulebook;
+#[allow(dead_code)]
 pub mod texts;

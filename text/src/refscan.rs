@@ -133,6 +133,19 @@ pub(crate) fn scan_refs(
     }
 }
 
+/// A bare number at token `at` is a reference when it opens a parenthesis, follows a
+/// cue word (`see`, `per`, ...), or sits in a parenthesis that opened with one.
+fn cued(src: &str, toks: &[Token], at: usize, style: &Style, paren_see: bool) -> bool {
+    paren_see
+        || match at.checked_sub(1).and_then(|p| toks.get(p)) {
+            Some(p) if p.kind == Tok::LParen => true,
+            Some(p) if p.kind == Tok::Word => {
+                style.ref_cues.iter().any(|c| c.eq_ignore_ascii_case(tok_text(src, p)))
+            }
+            _ => false,
+        }
+}
+
 /// `(7.X)`, `see 4.1X`: a decimal reference whose last group is a placeholder letter
 /// run (`X`, `XX`, `x`) instead of digits, where a reference is cued.
 fn placeholder_at(
@@ -149,15 +162,7 @@ fn placeholder_at(
     if n.kind != Tok::Number {
         return None;
     }
-    let prev = i.checked_sub(1).and_then(|p| toks.get(p));
-    let cued = match prev {
-        Some(p) if p.kind == Tok::LParen => true,
-        Some(p) if p.kind == Tok::Word => {
-            style.ref_cues.iter().any(|c| c.eq_ignore_ascii_case(tok_text(src, p)))
-        }
-        _ => false,
-    } || paren_see;
-    if !cued {
+    if !cued(src, toks, i, style, paren_see) {
         return None;
     }
     let written_num = tok_text(src, n);
@@ -266,15 +271,7 @@ fn ref_at(
             if t.kind != Tok::Number {
                 return None;
             }
-            let prev = at.checked_sub(1).and_then(|p| toks.get(p));
-            let cued = match prev {
-                Some(p) if p.kind == Tok::LParen => true,
-                Some(p) if p.kind == Tok::Word => {
-                    style.ref_cues.iter().any(|c| c.eq_ignore_ascii_case(tok_text(src, p)))
-                }
-                _ => false,
-            } || paren_see;
-            if !cued {
+            if !cued(src, toks, at, style, paren_see) {
                 return None;
             }
             decimal_ref(src, toks, at, style)

@@ -522,7 +522,11 @@ fn rulebook_frederick() {
     assert_eq!(idx.toc.len(), 30);
     // "reinforcements (4.2)": the text has 4.12 Reinforcements, no 4.2.
     // The contents heading is written twice (lines 3 and 4).
-    assert_eq!(summary(&src, "decimal-implied"), [s("T0305", 4, ""), s("T0101", 105, "4.0")]);
+    // The 9.41 example prints "6 + 2 = 3" where it halves 6.
+    assert_eq!(
+        summary(&src, "decimal-implied"),
+        [s("T0305", 4, ""), s("T0101", 105, "4.0"), s("T0502", 262, "9.41")]
+    );
 }
 
 #[test]
@@ -576,9 +580,24 @@ fn rulebook_napoleon() {
     // The contents names the two parts and no paragraph or section.
     // "I.a.1. SUPPLY SOURCES" is about step 2 of the Administrative Segment (designate a
     // Supply Source); step 1 is receiving Administrative Points.
+    // Five references cite a paragraph about something else (T0105): "in contact"
+    // (E57) is E160's battle result, not S155's battle-type restrictions; the
+    // Freikorps' threat to communications (E88) is not E91's division of command;
+    // a Depleted Depot (E108) is E105's, not E66's garrison removal; a Movement
+    // Command (E132) is S45, while a bare number in the Exclusive Rules is E45 (Heat,
+    // Fair); the Paris Morale Marker's start (E146) is not in E91.
     assert_eq!(
         summary(&src, "bracketed-parts"),
-        [s("T0306", 5, ""), s("T0403", 271, "Standard[57.]"), s("T0001", 918, "Exclusive[14.]")]
+        [
+            s("T0306", 5, ""),
+            s("T0403", 271, "Standard[57.]"),
+            s("T0001", 918, "Exclusive[14.]"),
+            s("T0105", 1092, "Exclusive[57.]"),
+            s("T0105", 1209, "Exclusive[88.]"),
+            s("T0105", 1286, "Exclusive[108.]"),
+            s("T0105", 1383, "Exclusive[132.]"),
+            s("T0105", 1432, "Exclusive[146.]"),
+        ]
     );
 }
 
@@ -888,4 +907,132 @@ fn a_sixth_style_is_a_declaration() {
     assert_eq!(idx.headings_only().count(), 3);
     let f = check(src, &idx);
     assert_eq!(f.iter().map(|f| f.code).collect::<Vec<_>>(), ["T0001", "T0101"]);
+}
+
+// ---------------------------------------------------------------- arithmetic
+
+fn arith_codes(src: &str) -> Vec<&'static str> {
+    codes(src, "dotted-lettered").into_iter().filter(|c| c.starts_with("T05")).collect()
+}
+
+#[test]
+fn a_count_beside_a_list_on_its_line_is_checked() {
+    // Flagged: three named, two listed.
+    let src = "1.0 Moving\nA unit may move in three ways: by road, or across country.\n";
+    let f = findings(src, "dotted-lettered");
+    let t = f.iter().find(|f| f.code == "T0501").expect("T0501");
+    assert!(t.message.contains("counts 3") && t.message.contains("has 2"), "{}", t.message);
+    // Flagged: labelled items up to 2 where four are counted.
+    assert_eq!(arith_codes("1.0 Moving\nFour things matter: 1) terrain; 2) weather.\n"), ["T0501"]);
+    // Near misses: serial comma and "and" inside the last item; a missing serial
+    // comma; a first label lost; semicolons; two joined by "and".
+    for ok in [
+        "1.0 Moving\nThere are three kinds: roads, trails, and fields that are wet and muddy.\n",
+        "1.0 Moving\nThere are three kinds: roads, trails and fields.\n",
+        "1.0 Moving\nFour important concepts are: attrition, costly; 2) command; 3) initiative; 4) losses.\n",
+        "1.0 Moving\nThree types: infantry counters; leader counters; and markers.\n",
+        "1.0 Moving\nThe turn has two halves: the French half and the Allied half.\n",
+        "1.0 Moving\nFour of them: see 2.0.\n",
+    ] {
+        assert!(arith_codes(ok).is_empty(), "{ok:?}: {:?}", findings(ok, "dotted-lettered"));
+    }
+}
+
+#[test]
+fn a_count_beside_a_list_on_the_following_lines_is_checked() {
+    let bullets = "1.0 Fire\nArtillery fires in one of three ways:\n- at an adjacent hex\n- in support\n";
+    assert_eq!(arith_codes(bullets), ["T0501"]);
+    let named = "1.0 Fire\nThere are two kinds of disorder:\n\nShaken: the unit halts.\n\nRouted: it flees.\n\nBroken: it leaves.\n\nA unit in a town is exempt.\n";
+    assert_eq!(arith_codes(named), ["T0501"]);
+    let plain =
+        "1.0 Fire\nThe segment has four steps:\n\nFirst step.\nSecond step.\nThird step.\n\n2.0 Next\n";
+    assert_eq!(arith_codes(plain), ["T0501"]);
+    for ok in [
+        "1.0 Fire\nArtillery fires in one of three ways:\n- at an adjacent hex\n- in support\n- alone\nB. Then it stops.\n",
+        "1.0 Fire\nThere are two kinds of disorder:\n\nShaken: the unit halts.\n\nRouted: it flees.\n\nA unit in a town is exempt.\n",
+        "1.0 Fire\nThe segment has four steps:\n\nFirst step.\nSecond step.\nThird step.\nFourth step.\n\n2.0 Next\n",
+        "1.0 Fire\nThe segment has two steps:\n\u{2022}\nFirst step.\n\u{2022}\nSecond step.\n2.0 Next\n",
+        // The list is under a heading of its own: not read as the list.
+        "1.0 Fire\nIt has two parts:\n1.1 Part One\nWords.\n",
+    ] {
+        assert!(arith_codes(ok).is_empty(), "{ok:?}: {:?}", findings(ok, "dotted-lettered"));
+    }
+}
+
+#[test]
+fn a_sum_beside_its_parts_is_checked() {
+    assert_eq!(arith_codes("1.0 Combat\nThe force totals 3 + 4 = 8 SP.\n"), ["T0502"]);
+    assert_eq!(arith_codes("1.0 Combat\nThe stack has 12 (7 + 4) SP.\n"), ["T0502"]);
+    assert_eq!(arith_codes("1.0 Combat\nDoubled: 2 x 3 = 5.\n"), ["T0502"]);
+    for ok in [
+        "1.0 Combat\nThe force totals 3 + 5 = 8 SP, and 2 x 2 = 4.\n",
+        "1.0 Combat\nThe stack has 11 (7 + 4) SP.\n",
+        // A range and a decimal operand are not sums it can check.
+        "1.0 Combat\nOn a 1-3 (see 2.0) it halts; 3.75 mi. x 2 x 4 = 30 miles.\n",
+        "1.0 Combat\nTake 20 - 7 = 13 or 6 - 2.\n",
+    ] {
+        assert!(arith_codes(ok).is_empty(), "{ok:?}: {:?}", findings(ok, "dotted-lettered"));
+    }
+}
+
+#[test]
+fn a_span_beside_its_ends_is_checked() {
+    assert_eq!(arith_codes("1.0 Time\nThe game lasts turns 3-7 (three turns).\n"), ["T0503"]);
+    assert_eq!(arith_codes("1.0 Time\nThe war lasts eight years (1740-1745).\n"), ["T0503"]);
+    for ok in [
+        "1.0 Time\nThe game lasts turns 3-7 (five turns).\n",
+        "1.0 Time\nThe war lasted eight years (1740-1748).\n",
+        "1.0 Time\nIt runs 1740 to 1745 (six years).\n",
+        "1.0 Time\nSee 3-7 (two pages).\n",
+    ] {
+        assert!(arith_codes(ok).is_empty(), "{ok:?}: {:?}", findings(ok, "dotted-lettered"));
+    }
+}
+
+// ---------------------------------------------------------------- references about something else
+
+#[test]
+fn a_reference_to_a_paragraph_about_something_else_is_flagged() {
+    let src = "1.0 Supply\nSupply lines run along roads to a depot and must be unbroken.\n\
+2.0 Weather\nRain halves movement and snow stops artillery from firing.\n\
+3.0 Sieges\nA besieged fortress surrenders when its depot is cut off from supply lines (see 2.0).\n";
+    let f = findings(src, "dotted-lettered");
+    let t = f.iter().find(|f| f.code == "T0105").expect("T0105");
+    assert!(t.message.contains("2.0") && t.message.contains("Weather"), "{}", t.message);
+    assert_eq!(t.paragraph.as_deref(), Some("3.0"));
+    // Did you mean: a sibling that shares the sentence's words, its title among them.
+    let src = "1.1 Supply Lines\nSupply lines run along roads to a depot and must be unbroken.\n\
+1.2 Weather\nRain halves movement and snow stops artillery from firing.\n\
+2.0 Sieges\nA besieged fortress surrenders when its depot loses its supply lines along roads (see 1.2).\n";
+    let f = findings(src, "dotted-lettered");
+    let t = f.iter().find(|f| f.code == "T0105").expect("T0105");
+    assert!(t.notes.iter().any(|n| n.contains("did you mean 1.1")), "{:?}", t.notes);
+}
+
+#[test]
+fn references_that_share_a_subject_or_cannot_be_judged_pass() {
+    for ok in [
+        // Shared words after stemming: "stack freely" and "Free-Stacking".
+        "1.0 Stacking\n1.1 Free-Stacking Units\nLeaders and wagons never count against limits.\n2.0 Cavalry\nThe general's escort squadron may stack freely (1.1).\n",
+        // The subject is in the citing paragraph's title.
+        "1.0 Redoubts\nRedoubts double defenders and block fire lanes beyond.\n2.0 Redoubt Types\nCompleted and unfinished kinds differ here (see 1.0 for details).\n",
+        // The end of a range, a bare \"see 2.0\", a reference inside its own target.
+        "1.0 Arrivals\nReinforcements enter on roads at the map edge.\n2.0 Weather\nRain halves movement and snow stops artillery.\n3.0 Entry\nOff-map forces enter the map by 1.0-2.0 rules.\nSee 2.0.\n",
+        // A list heading whose items are elsewhere.
+        "1.0 Events:\n2.0 Prisoners\nExchanges stop while the convention is suspended (1.0 point three).\n",
+    ] {
+        let f: Vec<_> = findings(ok, "dotted-lettered").into_iter().filter(|f| f.code == "T0105").collect();
+        assert!(f.is_empty(), "{ok:?}: {f:?}");
+    }
+}
+
+#[test]
+fn a_bare_number_into_the_wrong_part_is_flagged_unless_the_part_is_named() {
+    let standard = "PART ONE: STANDARD RULES\n[1.] Movement Commands let a force move without an initiative roll.\n[2.] Other words about terrain costs.\n";
+    let flagged = format!("{standard}PART TWO: EXCLUSIVE RULES\n[1.] Heat halves the march of infantry columns.\n[2.] To receive a Movement Command without an initiative roll (see ¶1), a force must start on a road.\n");
+    let f = findings(&flagged, "bracketed-parts");
+    let t = f.iter().find(|f| f.code == "T0105").expect("T0105");
+    assert!(t.notes.iter().any(|n| n.contains("did you mean Standard")), "{:?}", t.notes);
+    let named = format!("{standard}PART TWO: EXCLUSIVE RULES\n[1.] Heat halves the march of infantry columns.\n[2.] To receive a Movement Command without an initiative roll (see Standard Rules ¶1), a force must start on a road.\n");
+    assert!(findings(&named, "bracketed-parts").iter().all(|f| f.code != "T0105"));
 }

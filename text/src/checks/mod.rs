@@ -1,8 +1,10 @@
 //! The checks over an indexed text, and the finding type they produce.
 //!
 //! Codes are stable: T00xx numbering, T01xx cross-references, T02xx dice tables,
-//! T03xx table of contents, T04xx sequence-of-play codes (a second scheme). docs/validation.md lists them.
+//! T03xx table of contents, T04xx sequence-of-play codes (a second scheme), T05xx
+//! arithmetic the text states. docs/validation.md lists them.
 
+mod arith;
 mod dice;
 mod numbering;
 mod refs;
@@ -55,6 +57,7 @@ pub const CODES: &[(&str, Severity, &str)] = &[
     ("T0102", Severity::Warning, "reference topic differs from the target's title"),
     ("T0103", Severity::Warning, "placeholder where a paragraph number belongs (7.X)"),
     ("T0104", Severity::Warning, "bare reference to material printed in another book"),
+    ("T0105", Severity::Warning, "reference to a paragraph about something else (no stated topic)"),
     ("T0201", Severity::Error, "dice table leaves a gap"),
     ("T0202", Severity::Error, "dice table ranges overlap"),
     ("T0203", Severity::Warning, "dice table goes beyond what the dice can roll"),
@@ -71,6 +74,9 @@ pub const CODES: &[(&str, Severity, &str)] = &[
         Severity::Warning,
         "section's sequence-of-play code names another step than the one it is about",
     ),
+    ("T0501", Severity::Warning, "a count differs from the list beside it (\"three ways:\" and two listed)"),
+    ("T0502", Severity::Error, "a sum differs from its parts (4 + 3 = 8)"),
+    ("T0503", Severity::Warning, "a span differs from its ends (turns 3-7 (four turns))"),
 ];
 
 /// Severity of a code (every code has exactly one).
@@ -132,6 +138,7 @@ pub fn check(src: &str, index: &TextIndex) -> Vec<Finding> {
     dice::check(&mut sink);
     toc::check(&mut sink);
     sequence::check(&mut sink);
+    arith::check(&mut sink);
     let mut findings = sink.findings;
     findings.sort_by(|a, b| (a.start, a.code).cmp(&(b.start, b.code)));
     findings

@@ -88,3 +88,50 @@ fn w0005_becomes_a_finding() {
     assert_eq!(w["ruling"], "pass_river_modifier");
     assert!(w["paragraphs"].as_array().expect("a").iter().any(|p| p == "9.41"), "{w}");
 }
+
+/// A rulebook whose table `Fire` is read by `hits` with the roll `ROLL`.
+fn fire_table(name: &str, table: &str, roll: &str) -> PathBuf {
+    write(
+        name,
+        &format!(
+            "{HEAD}§3.0 modifiers fire_drm(n: Int) {{ §3.0 +1 when n > 2; §3.0 -1 when n < 1; }}\n\
+             §3.0 table Fire {table}\n\
+             §3.0 procedure hits(n: Int) -> Int {{ return Fire[{roll}]; }}\n\
+             §3.0 procedure fire() {{ let h = hits(3); log \"{{}}\", h; }}\n"
+        ),
+    )
+}
+
+#[test]
+fn rows_no_roll_reaches_are_w0008_and_a_finding() {
+    let rows = "{ roll 1d6; rows { 1-2: 0; 3-5: 1; 6: 2; 7: 3; 8: 4; } }";
+    let rb = fire_table("dead", rows, "roll 1d6");
+    let o = ks(&["check", rb.to_str().expect("utf-8"), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let diags = v["diagnostics"].as_array().expect("diagnostics");
+    assert!(diags.iter().all(|d| d["severity"] != "error"), "{diags:?}");
+    let w = diags.iter().find(|d| d["code"] == "W0008").unwrap_or_else(|| panic!("W0008: {v}"));
+    let m = w["message"].as_str().expect("message");
+    assert!(m.contains("rows 7, 8") && m.contains("1..6"), "{m}");
+    let f = v["report"]["findings"].as_array().expect("findings");
+    assert!(f.iter().any(|f| f["kind"] == "unreachable" && f["source"] == "compiler"), "{f:?}");
+
+    // Near misses: modifiers that reach the rows; a clamped table whose last row takes
+    // every roll above it; a roll with an unknown bound (a parameter).
+    for (name, table, roll) in [
+        ("drm", "{ roll 1d6; rows { 0: 0; 1-2: 0; 3-5: 1; 6: 2; 7: 3; } }", "fire_drm(n, roll 1d6)"),
+        ("clamp", "{ beyond rows clamp; rows { 1-3: 0; 4: 1; } }", "roll 1d6 + 2"),
+        (
+            "unknown",
+            "{ roll 1d6; beyond rows clamp; rows { 1-2: 0; 3-5: 1; 6: 2; 7: 3; 8: 4; } }",
+            "roll 1d6 + n",
+        ),
+    ] {
+        let rb = fire_table(name, table, roll);
+        let o = ks(&["check", rb.to_str().expect("utf-8"), "--format", "json"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let diags = v["diagnostics"].as_array().expect("diagnostics");
+        assert!(diags.iter().all(|d| d["code"] != "W0008"), "{name}: {diags:?}");
+        assert!(diags.iter().all(|d| d["severity"] != "error"), "{name}: {diags:?}");
+    }
+}

@@ -548,6 +548,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     // ---------------------------------------------------------------- tables
     let mut tables = Vec::new();
     let mut table_paras = Vec::new();
+    let mut table_decls = Vec::new();
     for d in decls {
         if let DeclKind::Table(t) = &d.kind {
             let para = first_para(d);
@@ -565,6 +566,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             }
             tables.push(td);
             table_paras.push(para);
+            table_decls.push(t);
         }
     }
 
@@ -582,6 +584,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         modifier_info: Default::default(),
         inline_bodies: inline_candidates(decls),
         pools: Default::default(),
+        row_reach: vec![crate::reach::Reach::Never; tables.len()],
     };
     // Modifier sets first: callers use their ranges for the off-table check.
     let order: Vec<usize> = (0..callable_decls.len())
@@ -1055,7 +1058,12 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     let stmt_anchors = std::mem::take(&mut cx.anchors);
     let consts = std::mem::take(&mut cx.consts);
     let strings = std::mem::take(&mut cx.strings);
+    let row_reach = std::mem::take(&mut cx.row_reach);
+    let table_paras = std::mem::take(&mut cx.table_paras);
     drop(cx);
+    for ((t, reach), para) in table_decls.iter().zip(row_reach).zip(&table_paras) {
+        crate::reach::lint(t, reach, para, diags);
+    }
     for (a, citing) in &stmt_anchors {
         if contents.external(a).is_some() {
             external.insert((a.text.clone(), citing.clone()));

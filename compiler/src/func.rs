@@ -41,6 +41,8 @@ pub struct Cx<'a> {
     pub inline_bodies: std::collections::BTreeMap<String, (Vec<String>, Expr, String)>,
     /// Where each constant and string sits in `consts` and `strings` (lookups only).
     pub pools: PoolIndex,
+    /// What each table's lookups can roll (W0008, rows no roll reaches).
+    pub row_reach: Vec<crate::reach::Reach>,
 }
 
 /// Index of the constant and string pools, for [`Cx::konst`] and [`Cx::string`].
@@ -2074,6 +2076,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
     /// E0406: a roll whose modifiers can take it past a table's rows, when the table
     /// does not declare `beyond rows clamp`.
     fn check_off_table(&mut self, t: usize, roll: &Out, span: Span) {
+        if let Some(r) = self.cx.row_reach.get_mut(t) {
+            *r = r.join(roll.iv);
+        }
         let Some(td) = self.cx.tables.get(t) else { return };
         if td.beyond_rows == Beyond::Clamp || td.rows.is_empty() || !roll.iv.is_known() {
             return;

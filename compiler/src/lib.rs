@@ -15,6 +15,7 @@ mod layers;
 mod map;
 mod players;
 mod points;
+mod reach;
 mod report;
 mod scenario;
 mod tables;
@@ -258,6 +259,17 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
             description: d.message.clone(),
             paragraphs: d.paragraphs.clone(),
             ruling,
+            source: "compiler".into(),
+        });
+    }
+    // A table row no lookup can roll: dead data, or a modifier the encoding (or the
+    // text) lacks.
+    for d in diags.iter().filter(|d| d.code == "W0008") {
+        report.findings.push(report::FindingOut {
+            kind: "unreachable".into(),
+            description: d.message.clone(),
+            paragraphs: d.paragraphs.clone(),
+            ruling: None,
             source: "compiler".into(),
         });
     }

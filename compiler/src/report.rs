@@ -45,8 +45,15 @@ pub struct Report {
 }
 
 /// The kinds a `finding` may have (docs/language.md 6.19b).
-pub const FINDING_KINDS: &[&str] =
-    &["contradiction", "example_disagrees", "missing_data", "ambiguity", "wrong_reference", "typo"];
+pub const FINDING_KINDS: &[&str] = &[
+    "contradiction",
+    "example_disagrees",
+    "missing_data",
+    "ambiguity",
+    "wrong_reference",
+    "typo",
+    "unreachable",
+];
 
 /// A fault of the rules text, declared or found by the compiler.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -57,7 +64,7 @@ pub struct FindingOut {
     pub paragraphs: Vec<String>,
     /// The ruling that resolves it, if any.
     pub ruling: Option<String>,
-    /// `declared` (a `finding` of the rulebook) or `compiler` (W0005).
+    /// `declared` (a `finding` of the rulebook) or `compiler` (W0005, W0008).
     pub source: String,
 }
 

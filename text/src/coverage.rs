@@ -89,7 +89,7 @@ pub fn parse_anchor(style: &Style, number: &str) -> Option<Key> {
     }
     match &style.marker {
         // Headings are named by title: see [`TextIndex::find_title`].
-        Marker::Markdown => None,
+        Marker::Markdown | Marker::Titled => None,
         Marker::Bracketed => {
             let inner = s.strip_prefix('[')?.strip_suffix(".]")?;
             let v: u32 = inner.parse().ok()?;
@@ -196,13 +196,13 @@ pub fn build(idx: &TextIndex, encoded: &[EncodedParagraph]) -> CoverageReport {
     let mut unparsed = Vec::new();
     let mut title_mismatches = Vec::new();
     for e in encoded {
-        let by_title = if style.marker == Marker::Markdown {
+        let by_title = if style.marker.unnumbered() {
             idx.find_title(&e.number).map(|p| (p.part_index, p.path.clone(), None))
         } else {
             None
         };
         let Some((part, path, item)) = by_title.or_else(|| parse_anchor(style, &e.number)) else {
-            if style.marker == Marker::Markdown {
+            if style.marker.unnumbered() {
                 absent.push(e.number.clone());
             } else {
                 unparsed.push(e.number.clone());

@@ -3,7 +3,7 @@
 
 use crate::checks::check;
 use crate::index::index;
-use crate::style::Style;
+use crate::style::{Marker, Style};
 
 /// How well a style fits a text: headings found, less numbering and reference
 /// faults (a wrong style finds fewer headings and breaks their sequence).
@@ -23,11 +23,18 @@ pub fn score(src: &str, style: &Style) -> i64 {
 pub const DETECT_SAMPLE: usize = 2 << 20;
 
 /// The built-in style that best fits the text (the first declared wins a tie), judged
-/// on its first [`DETECT_SAMPLE`] bytes (cut at a line break).
+/// on its first [`DETECT_SAMPLE`] bytes (cut at a line break). Plain titled sections
+/// (short capitalised lines) occur in numbered texts too, so that style is the
+/// fallback for a text where no other style finds a heading.
 pub fn detect(src: &str) -> Style {
     let sample = sample(src);
     let mut best: Option<(i64, Style)> = None;
+    let mut fallback = None;
     for style in Style::builtin() {
+        if style.marker == Marker::Titled {
+            fallback = Some(style);
+            continue;
+        }
         let s = score(sample, &style);
         let better = match &best {
             None => true,
@@ -37,9 +44,12 @@ pub fn detect(src: &str) -> Style {
             best = Some((s, style));
         }
     }
-    match best {
-        Some((_, s)) => s,
-        None => Style::builtin().remove(0),
+    let found = |s: &Style| !index(sample, s).headings.is_empty();
+    match (best, fallback) {
+        (Some((_, s)), Some(f)) if !found(&s) && found(&f) => f,
+        (Some((_, s)), _) => s,
+        (None, Some(f)) => f,
+        (None, None) => Style::builtin().remove(0),
     }
 }
 

@@ -67,7 +67,7 @@ pub fn format_path(style: &Style, path: &[u32]) -> String {
     match (&style.marker, &style.depth) {
         (Marker::Keyword(k), _) => format!("{k} {}", join(path)),
         (Marker::Bracketed, _) => format!("[{}.]", join(path)),
-        (Marker::Markdown, _) => join_dots(path),
+        (Marker::Markdown | Marker::Titled, _) => join_dots(path),
         (Marker::Decimal, Depth::ImpliedDigits { max_digits, .. }) => {
             if path.len() <= 1 {
                 return format!("{}.0", path.first().copied().unwrap_or(0));

@@ -241,7 +241,7 @@ fn ref_at(
     let t = toks.get(at)?;
     let named_part = at != marker_start;
     match &style.marker {
-        Marker::Markdown => None,
+        Marker::Markdown | Marker::Titled => None,
         Marker::Bracketed => {
             if t.kind == Tok::Pilcrow {
                 return flat_ref(src, toks, at + 1, style, t.start);
@@ -323,7 +323,7 @@ fn continuation_at(src: &str, toks: &[Token], k: usize, style: &Style) -> Option
             }
             None
         }
-        Marker::Markdown => None,
+        Marker::Markdown | Marker::Titled => None,
     }
 }
 

@@ -109,6 +109,8 @@ pub fn scan(src: &str, lines: &[Line], style: &Style) -> Scan {
     // Markdown: the count of headings seen at each level under the current parents.
     let mut outline: Vec<u32> = Vec::new();
     let mut in_fence = false;
+    // Titled sections: whether ALL-CAPS headings sit above title-case ones.
+    let titled_levels = titled_levels(src, lines);
     for (li, line) in lines.iter().enumerate() {
         let is_toc = toc_lines.get(li).copied().unwrap_or(false);
         if is_toc {
@@ -127,6 +129,15 @@ pub fn scan(src: &str, lines: &[Line], style: &Style) -> Scan {
             }
             if !in_fence {
                 if let Some(h) = markdown_heading(src, line, &mut outline) {
+                    out.headings.push(h);
+                }
+            }
+            prev_blank = false;
+            continue;
+        }
+        if style.marker == Marker::Titled {
+            if prev_blank && text_follows(lines, li) {
+                if let Some(h) = titled_heading(src, line, &mut outline, titled_levels) {
                     out.headings.push(h);
                 }
             }
@@ -193,6 +204,91 @@ fn markdown_heading(src: &str, line: &Line, outline: &mut Vec<u32>) -> Option<He
         outline.push(0);
     }
     outline[level - 1] += 1;
+    Some(HeadingHit {
+        part: None,
+        path: outline.clone(),
+        range_end: None,
+        written: title.clone(),
+        title,
+        start: line.start + lead,
+        end: line.end,
+        line: line.number,
+    })
+}
+
+/// Words of a heading candidate: at most eight, the line not ending in sentence
+/// punctuation, not a bullet, table row or number.
+fn titled_words<'s>(src: &'s str, line: &Line) -> Option<Vec<&'s str>> {
+    let text = line.text(src).trim();
+    if text.is_empty() || text.ends_with(['.', ',', ';', ':', '!', '?']) || text.chars().count() > 70 {
+        return None;
+    }
+    if !line.toks.iter().all(|t| matches!(t.kind, Tok::Word | Tok::Dash | Tok::Quote | Tok::Other)) {
+        return None;
+    }
+    if line.toks.first().map_or(true, |t| t.kind != Tok::Word) {
+        return None;
+    }
+    let words: Vec<&str> =
+        line.toks.iter().filter(|t| t.kind == Tok::Word).map(|t| tok_text(src, t)).collect();
+    (1..=8).contains(&words.len()).then_some(words)
+}
+
+/// A heading's case: 1 for ALL CAPS, 2 for title case (every word of four letters or
+/// more capitalised, the first word too), `None` for a sentence.
+fn titled_case(words: &[&str]) -> Option<usize> {
+    if words.iter().all(|w| is_all_caps_word(w)) && words.iter().any(|w| w.chars().count() > 1) {
+        return Some(1);
+    }
+    let first_upper = words.first().is_some_and(|w| is_upper_start(w));
+    let long_upper = words.iter().filter(|w| w.chars().count() >= 4).all(|w| is_upper_start(w));
+    (first_upper && long_upper).then_some(2)
+}
+
+/// Text follows a heading candidate: on the next line, or after one blank line.
+fn text_follows(lines: &[Line], i: usize) -> bool {
+    match lines.get(i + 1) {
+        Some(n) if !n.is_blank() => true,
+        Some(_) => lines.get(i + 2).is_some_and(|n| !n.is_blank()),
+        None => false,
+    }
+}
+
+/// Whether the text uses both cases of heading (then ALL CAPS is the upper level).
+fn titled_levels(src: &str, lines: &[Line]) -> (bool, bool) {
+    let mut caps = false;
+    let mut title = false;
+    for (i, l) in lines.iter().enumerate() {
+        let prev_blank = i == 0 || lines[i - 1].is_blank();
+        if !(prev_blank && text_follows(lines, i)) {
+            continue;
+        }
+        match titled_words(src, l).as_deref().and_then(titled_case) {
+            Some(1) => caps = true,
+            Some(_) => title = true,
+            None => {}
+        }
+    }
+    (caps, title)
+}
+
+/// A plain titled section heading (see [`Marker::Titled`]).
+fn titled_heading(
+    src: &str,
+    line: &Line,
+    outline: &mut Vec<u32>,
+    levels: (bool, bool),
+) -> Option<HeadingHit> {
+    let words = titled_words(src, line)?;
+    let case = titled_case(&words)?;
+    let level = if levels.0 && levels.1 { case } else { 1 };
+    outline.truncate(level);
+    while outline.len() < level {
+        outline.push(0);
+    }
+    outline[level - 1] += 1;
+    let title = line.text(src).trim().to_string();
+    let lead = line.text(src).len() - line.text(src).trim_start().len();
     Some(HeadingHit {
         part: None,
         path: outline.clone(),
@@ -386,7 +482,7 @@ pub(crate) fn number_at(src: &str, toks: &[Token], i: usize, style: &Style) -> O
             let v = flat_number(tok_text(src, n))?;
             Some((vec![v], format!("{k} {v}"), i + 2))
         }
-        Marker::Markdown => None,
+        Marker::Markdown | Marker::Titled => None,
         Marker::Bracketed => {
             if t.kind != Tok::Bracketed {
                 return None;

@@ -18,6 +18,18 @@ pub enum Marker {
     /// No numbers: headings marked `#`, `##`, ... at the start of a line (Markdown).
     /// A heading is named by its title; its path is its position in the outline.
     Markdown,
+    /// No numbers and no marks: a heading is a short line in capitals or title case
+    /// between a blank line and its text (plain titled sections). ALL-CAPS headings
+    /// are one level above title-case ones when a text uses both. Never detected
+    /// over a numbered style: the fallback when no numbered style finds a heading.
+    Titled,
+}
+
+impl Marker {
+    /// Headings are named by their titles, not by numbers.
+    pub fn unnumbered(&self) -> bool {
+        matches!(self, Marker::Markdown | Marker::Titled)
+    }
 }
 
 /// How the groups of a number map to levels of the paragraph tree.
@@ -205,6 +217,22 @@ impl Style {
                 description: "unnumbered headings marked # / ## / ### (Markdown); anchors name the heading"
                     .into(),
                 marker: Marker::Markdown,
+                depth: Depth::Flat,
+                title: TitleRule::AfterColon,
+                lettered_items: false,
+                parts: Vec::new(),
+                ordered: true,
+                mid_line_headings: false,
+                range_headings: false,
+                ref_cues: Vec::new(),
+                external_markers: Vec::new(),
+                die: (1, 6),
+            },
+            Style {
+                name: "titled-sections".into(),
+                description: "unnumbered headings: short lines in capitals or title case between a blank line and their text; anchors name the heading"
+                    .into(),
+                marker: Marker::Titled,
                 depth: Depth::Flat,
                 title: TitleRule::AfterColon,
                 lettered_items: false,

@@ -278,6 +278,36 @@ fn markdown_headings_are_a_style() {
 }
 
 #[test]
+fn plain_titled_sections_are_a_style() {
+    // Short lines in capitals or title case between a blank line and their text, with
+    // no number and no mark: ALL CAPS over title case.
+    let src = "BRIDGEHEAD\n\nTwo sides fight for a river crossing.\n\nMoving Units\nUnits move one hex at a time.\n\nFire and Melee\nAdjacent units may fire.\n\nSIEGES\n\nA fort holds three turns.\n\nThe Last Assault\nWords.\n";
+    assert_eq!(detect(src).name, "titled-sections");
+    let idx = index(src, &style("titled-sections"));
+    let titles: Vec<&str> = idx.headings_only().map(|p| p.title.as_str()).collect();
+    assert_eq!(titles, ["BRIDGEHEAD", "Moving Units", "Fire and Melee", "SIEGES", "The Last Assault"]);
+    assert_eq!(idx.headings_only().nth(2).and_then(|p| p.parent.as_deref()), Some("BRIDGEHEAD"));
+    assert!(codes(src, "titled-sections").is_empty(), "{:?}", findings(src, "titled-sections"));
+    // A title used twice makes an anchor by heading ambiguous.
+    let twice = format!("{src}\nMoving Units\nAgain.\n");
+    assert_eq!(codes(&twice, "titled-sections"), ["T0009"]);
+    // Coverage by heading title.
+    let enc =
+        |n: &str| EncodedParagraph { number: n.into(), title: n.into(), status: EncodedStatus::Encoded };
+    let r = coverage(src, Some("titled-sections"), &[enc("Moving Units"), enc("Sieges"), enc("Supply")])
+        .expect("style");
+    assert_eq!(r.encoded.len(), 2, "{r:?}");
+    assert_eq!(r.absent, ["Supply"]);
+    // Near misses: sentences, lines without text after them, a short line inside a
+    // paragraph, a line ending in a colon.
+    let prose = "The game is for two players.\n\nsome lower case line\nwords.\n\nThese Units:\nwords.\n\nEnd Of File\n";
+    assert!(index(prose, &style("titled-sections")).headings_only().next().is_none());
+    // A numbered text keeps its numbered style.
+    let numbered = "1.0 Opening\n\nMoving Units\nWords.\n\n2.0 Play\nWords.\n";
+    assert_eq!(detect(numbered).name, "dotted-lettered");
+}
+
+#[test]
 fn a_text_without_headings_says_so() {
     let src = "Just prose here.\nNo headings at all.\n";
     assert_eq!(codes(src, "dotted-lettered"), ["T0010"]);

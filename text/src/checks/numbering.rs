@@ -24,7 +24,7 @@ pub(crate) fn check(sink: &mut Sink) {
         );
         return;
     }
-    if style.marker == crate::style::Marker::Markdown {
+    if style.marker.unnumbered() {
         markdown(sink, &headings);
         return;
     }

@@ -17,6 +17,9 @@ pub enum Scheme {
     Rule,
     /// `[45.]`, `Exclusive[12.]`
     Bracketed,
+    /// `"Moving Units"`: unnumbered headings, named by title (Markdown `#` headings or
+    /// plain titled sections).
+    Headings,
 }
 
 impl Scheme {
@@ -26,6 +29,7 @@ impl Scheme {
             "decimal" => Some(Scheme::Decimal),
             "rule" => Some(Scheme::Rule),
             "bracketed" => Some(Scheme::Bracketed),
+            "headings" => Some(Scheme::Headings),
             _ => None,
         }
     }
@@ -41,6 +45,7 @@ impl Scheme {
                 .map(|n| n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty())
                 .unwrap_or(false),
             Scheme::Bracketed => base.contains('[') && base.ends_with(']'),
+            Scheme::Headings => base.len() > 2 && base.starts_with('"') && base.ends_with('"'),
         }
     }
 }

@@ -149,8 +149,8 @@ fn phrase(rule: Rule) -> Option<(&'static str, &'static [&'static str])> {
             &["§", "rulebook", "contents", "in"],
         ),
         anchor => ("a paragraph anchor like §7.1.2", &["§"]),
-        anchor_body | rule_ref | part_ref | dotted_ref => {
-            ("a paragraph number like 7.1.2, Rule 11.F or [45.] right after `§`", &["Rule", "["])
+        anchor_body | rule_ref | part_ref | dotted_ref | heading_ref => {
+            ("a paragraph number like 7.1.2, Rule 11.F or [45.], or a heading \"Title\", right after `§`", &["Rule", "[", "\""])
         }
         header => ("a `rulebook` header", &["rulebook"]),
         contents => ("a `contents` block", &["contents"]),

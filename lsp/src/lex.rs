@@ -168,6 +168,13 @@ fn ident_char(c: char) -> bool {
 /// grammar's `anchor_body` reads it: `Rule 11.F`, `Exclusive[12.]`, `7.1.2.B`.
 pub fn anchor_len(s: &str) -> usize {
     let b = s.as_bytes();
+    // "Moving Units": a heading.
+    if let Some(rest) = s.strip_prefix('"') {
+        let end = rest.find(['"', '\n', '\r']).unwrap_or(rest.len());
+        if end > 0 && rest[end..].starts_with('"') {
+            return end + 2;
+        }
+    }
     let digits = |mut i: usize| {
         while i < b.len() && b[i].is_ascii_digit() {
             i += 1;

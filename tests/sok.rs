@@ -56,6 +56,10 @@ fn sok_checks_clean_and_runs_its_examples() {
     for p in ["4.113", "4.171", "4.172", "4.18", "4.36", "4.352", "4.224", "4.226", "4.241", "4.244", "4.246"] {
         assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
     }
+    // The Diet's business, Depositions and Emperors (4.43-4.44, 4.55x, 4.6x).
+    for p in ["4.43", "4.432", "4.441", "4.444", "4.554", "4.555", "4.556", "4.624", "4.64", "4.643"] {
+        assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
+    }
     // Those that need the absent charts stay missing (4.231's Stance modifier, 4.23's
     // Alignments).
     assert!(r.missing.iter().any(|e| e == "4.231") && r.missing.iter().any(|e| e == "4.23"));
@@ -477,6 +481,7 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
     let mut moved_between_sides = 0;
     let mut coups = 0;
     let (mut conquests, mut cessions, mut alliances) = (0, 0, 0);
+    let (mut elected, mut deposed) = (0, 0);
     for n in [2u8, 3, 4] {
         for seed in 1..=80u64 {
             let kind = if seed % 2 == 0 { AgentKind::Heuristic } else { AgentKind::Random };
@@ -542,6 +547,12 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
                         if m.contains("a Permanent Ally of") {
                             alliances += 1;
                         }
+                        if m.ends_with("Candidate is Elected Emperor") {
+                            elected += 1;
+                        }
+                        if m.ends_with("Emperor is Deposed") {
+                            deposed += 1;
+                        }
                         // 4.242: at most one Cession to a Side a Year.
                         if let Some((_, rest)) = m.split_once(" is Ceded to ") {
                             cessions += 1;
@@ -567,4 +578,5 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
     assert!(moved_between_sides > 0, "no Power's control moved from one Side to another");
     assert!(coups > 0, "no coup in 240 games");
     assert!(conquests > 0 && cessions > 0 && alliances > 0, "{conquests} Conquests, {cessions} Cessions, {alliances} Permanent Allies");
+    assert!(elected > 0 && deposed > 0, "{elected} Emperors Elected, {deposed} Deposed");
 }

@@ -51,8 +51,18 @@ fn sok_checks_clean_and_runs_its_examples() {
     for p in ["1.121", "1.122", "1.126", "2.131", "2.132", "2.14", "4.152", "4.157", "7.82"] {
         assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
     }
-    // Control's alterations (4.18 Permanent Allies, 4.36 Violations) are not encoded.
-    assert!(r.missing.iter().any(|e| e == "4.113"));
+    // Control's alterations (4.113: 4.18 Permanent Allies, 4.36 Violations), Conquest and
+    // Cession (4.2x) with their examples.
+    for p in ["4.113", "4.171", "4.172", "4.18", "4.36", "4.352", "4.224", "4.226", "4.241", "4.244", "4.246"] {
+        assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
+    }
+    // The Diet's business, Depositions and Emperors (4.43-4.44, 4.55x, 4.6x).
+    for p in ["4.43", "4.432", "4.441", "4.444", "4.554", "4.555", "4.556", "4.624", "4.64", "4.643"] {
+        assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
+    }
+    // Those that need the absent charts stay missing (4.231's Stance modifier, 4.23's
+    // Alignments).
+    assert!(r.missing.iter().any(|e| e == "4.231") && r.missing.iter().any(|e| e == "4.23"));
     assert!(r.examples_run >= 25, "{} examples", r.examples_run);
     assert_eq!(r.examples_run, r.examples_passed);
     // The KR&Os are an external book: its paragraphs are listed with their citers and
@@ -426,11 +436,18 @@ fn sok_campaign_for_two_three_and_four_players() {
 
 /// The controller 4.152/4.157 gives a Power from its PM box on the supplied Chart
 /// (negative: the Franco-Prussian end), written here from the text independently of
-/// politics.ks.
-fn expected_controller(power: &str, pm: i64, permanent: bool) -> Option<&'static str> {
+/// politics.ks; a Permanent Ally (4.18, 4.182) is its Side's whatever its box.
+fn expected_controller(power: &str, pm: i64, permanent: bool, ally: Option<&str>) -> Option<String> {
     if permanent {
         return None;
     }
+    if let Some(a) = ally {
+        return Some(a.to_string());
+    }
+    expected_by_box(power, pm).map(str::to_string)
+}
+
+fn expected_by_box(power: &str, pm: i64) -> Option<&'static str> {
     match power {
         "France" => Some("Bourbon"),
         "Austria" => Some("Habsburg"),
@@ -463,6 +480,8 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
     let prog = c.program.as_ref().expect("compiles");
     let mut moved_between_sides = 0;
     let mut coups = 0;
+    let (mut conquests, mut cessions, mut alliances) = (0, 0, 0);
+    let (mut elected, mut deposed) = (0, 0);
     for n in [2u8, 3, 4] {
         for seed in 1..=80u64 {
             let kind = if seed % 2 == 0 { AgentKind::Heuristic } else { AgentKind::Random };
@@ -481,8 +500,10 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
                 ["France", "Austria", "Prussia", "Britain", "Hanover", "Saxony", "Bavaria", "UnitedProvinces"]
             {
                 let v = *pm.get(p).unwrap_or(&0);
-                ctl.insert(p.into(), expected_controller(p, v, false).map(str::to_string));
+                ctl.insert(p.into(), expected_controller(p, v, false, None));
             }
+            let mut allies: BTreeMap<String, String> = BTreeMap::new();
+            let mut ceded_to: std::collections::BTreeSet<(String, i64)> = std::collections::BTreeSet::new();
             let mut sides_held: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
             for l in &out.log.lines {
                 let v: serde_json::Value = serde_json::from_str(l).expect("json");
@@ -493,6 +514,15 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
                     Some("track") if v["track"] == "permanent" => {
                         permanent.insert(v["of"].as_str().unwrap().into(), v["value"] == 1);
                     }
+                    Some("track") if v["track"] == "ally" => {
+                        let p = v["of"][0].as_str().expect("power").to_string();
+                        let s = v["of"][1].as_str().expect("side").to_string();
+                        if v["value"] == 1 {
+                            allies.insert(p, s);
+                        } else if allies.get(&p) == Some(&s) {
+                            allies.remove(&p);
+                        }
+                    }
                     Some("control") => {
                         let p = v["power"].as_str().expect("power").to_string();
                         let to = v["to"].as_str().map(str::to_string);
@@ -500,8 +530,9 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
                             &p,
                             *pm.get(&p).unwrap_or(&0),
                             *permanent.get(&p).unwrap_or(&false),
+                            allies.get(&p).map(String::as_str),
                         );
-                        assert_eq!(to.as_deref(), want, "{n} players, seed {seed}: {l}");
+                        assert_eq!(to, want, "{n} players, seed {seed}: {l}");
                         assert_eq!(v["from"].as_str(), ctl[&p].as_deref(), "{n} players, seed {seed}: {l}");
                         if let Some(t) = &to {
                             sides_held.entry(p.clone()).or_default().insert(t.clone());
@@ -510,6 +541,25 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
                     }
                     Some("note") => {
                         let m = v["message"].as_str().unwrap_or("");
+                        if m.contains(" Conquers ") {
+                            conquests += 1;
+                        }
+                        if m.contains("a Permanent Ally of") {
+                            alliances += 1;
+                        }
+                        if m.ends_with("Candidate is Elected Emperor") {
+                            elected += 1;
+                        }
+                        if m.ends_with("Emperor is Deposed") {
+                            deposed += 1;
+                        }
+                        // 4.242: at most one Cession to a Side a Year.
+                        if let Some((_, rest)) = m.split_once(" is Ceded to ") {
+                            cessions += 1;
+                            let to = rest.split_whitespace().next().expect("side").to_string();
+                            let year = 1741 + (v["turn"].as_i64().expect("turn") - 1) / 16;
+                            assert!(ceded_to.insert((to, year)), "{n} players, seed {seed}: second Cession a Year: {m}");
+                        }
                         if let Some((captor, rest)) = m.split_once(" captures the Royal of ") {
                             coups += 1;
                             let power = rest.trim_end_matches(" (stand-in)");
@@ -527,4 +577,6 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
     }
     assert!(moved_between_sides > 0, "no Power's control moved from one Side to another");
     assert!(coups > 0, "no coup in 240 games");
+    assert!(conquests > 0 && cessions > 0 && alliances > 0, "{conquests} Conquests, {cessions} Cessions, {alliances} Permanent Allies");
+    assert!(elected > 0 && deposed > 0, "{elected} Emperors Elected, {deposed} Deposed");
 }

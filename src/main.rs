@@ -27,6 +27,7 @@ mod check;
 mod generate;
 mod report;
 mod run;
+mod view;
 
 #[derive(Parser)]
 #[command(

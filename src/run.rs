@@ -54,6 +54,10 @@ pub(crate) struct RunArgs {
     /// Do not check the rulebook's invariants (faster; a game that keeps them plays the same).
     #[arg(long)]
     pub no_invariants: bool,
+    /// Write the log as this side saw it: other sides' hidden values, hands and sealed
+    /// choices before their reveal taken out (the full log is the referee's record).
+    #[arg(long, value_name = "SIDE")]
+    pub view: Option<String>,
 }
 
 /// One function's profile: calls, instructions inclusive, instructions self.
@@ -97,6 +101,10 @@ pub(crate) fn cmd_run(a: RunArgs, ui: Ui) -> u8 {
         say!("error: the rulebook has errors; nothing to run");
         return 1;
     };
+    if let Err(e) = crate::view::check(&prog, a.view.as_deref()) {
+        say!("{e}");
+        return 2;
+    }
     if let Err(e) = kriegsspiel_runtime::players::Seating::for_count(&prog, a.players) {
         say!("error[E0703]: {e}");
         return 2;
@@ -160,7 +168,7 @@ fn run_one(prog: &kriegsspiel_runtime::Program, opts: GameOptions, a: &RunArgs, 
         let rows = outcome.profile.iter().map(|(n, c, i, s)| (n.clone(), (*c, *i, *s))).collect();
         print_profile(rows);
     }
-    let text = outcome.log.text();
+    let text = crate::view::text(prog, a.view.as_deref(), &outcome.log);
     match &a.log {
         Some(f) => {
             if let Err(e) = std::fs::write(f, &text) {
@@ -251,7 +259,7 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
                 let opts = GameOptions { seed, log: log_dir.is_some(), ..base.clone() };
                 let outcome = play(prog, &opts);
                 let write_error = match (&outcome, log_dir) {
-                    (Ok(o), Some(dir)) => write_game_log(dir, seed, o).err(),
+                    (Ok(o), Some(dir)) => write_game_log(dir, seed, o, prog, a.view.as_deref()).err(),
                     _ => None,
                 };
                 bar.inc(1);
@@ -329,7 +337,14 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
 }
 
 /// Write one game's log as `DIR/seed-N.jsonl`.
-fn write_game_log(dir: &Path, seed: u64, o: &GameOutcome) -> Result<(), String> {
+fn write_game_log(
+    dir: &Path,
+    seed: u64,
+    o: &GameOutcome,
+    prog: &kriegsspiel_runtime::Program,
+    view: Option<&str>,
+) -> Result<(), String> {
     let path = dir.join(format!("seed-{seed}.jsonl"));
-    std::fs::write(&path, o.log.text()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    std::fs::write(&path, crate::view::text(prog, view, &o.log))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -28,6 +28,8 @@ pub enum P {
     Table,
     /// A cup name.
     Cup,
+    /// A deck name.
+    Deck,
     /// An optional rule's name.
     OptionRule,
     /// The name of a `fn (Unit, Hex, Hex) -> Int` (a step cost).
@@ -317,6 +319,8 @@ pub fn signatures() -> Vec<BSig> {
             "false for the empty answer of `choose ... or none`",
         ),
         s("cup_size", Builtin::CupSize, vec![Cup], Ty::Int, false, "values left in a cup"),
+        s("deck_size", Builtin::DeckSize, vec![Deck], Ty::Int, false, "cards left to draw in a deck"),
+        s("discard_size", Builtin::DiscardSize, vec![Deck], Ty::Int, false, "cards on a deck's discard pile"),
         s("optional", Builtin::Optional, vec![OptionRule], Ty::Bool, false, "is this optional rule in play"),
         s(
             "direction",
@@ -378,7 +382,7 @@ pub fn signatures() -> Vec<BSig> {
     for b in v.iter_mut() {
         b.iv = match b.name {
             "distance" | "enemy_distance" | "len" | "turn" | "scenario_turns" | "exited" | "abs"
-            | "cup_size" => Iv::new(0, BIG),
+            | "cup_size" | "deck_size" | "discard_size" => Iv::new(0, BIG),
             "relative" => Iv::new(-1, 5),
             _ => Iv::ANY,
         };

@@ -265,6 +265,11 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     check_anchor(a, diags, &mut encoded);
                 }
             }
+            DeclKind::Deck { cards, .. } => {
+                for a in cards.iter().flat_map(|c| &c.anchors) {
+                    check_anchor(a, diags, &mut encoded);
+                }
+            }
             _ => {}
         }
     }
@@ -321,6 +326,49 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         syms.push(sym);
                     }
                 }
+                env.groups.push((name.name.clone(), syms));
+            }
+            // A deck is a group of codes, its cards, with attributes (6.15f).
+            DeclKind::Deck { name, cards, .. } if env.declare("type", name, diags, &para) => {
+                let g = env.groups.len();
+                let mut syms = Vec::new();
+                for c in cards {
+                    if env.declare("value", &c.name, diags, &para) {
+                        let sym = env.symbols.len() as u16;
+                        env.symbols.push((c.name.name.clone(), g));
+                        env.globals.insert(c.name.name.clone(), Global::Code(sym, g));
+                        syms.push(sym);
+                    }
+                    for a in &c.attrs {
+                        match lit_ty(&a.value) {
+                            Some(t) => match env.card_attrs.iter().find(|x| x.0 == a.name.name) {
+                                Some(prev) if prev.1 != t => diags.push(
+                                    Diagnostic::error(
+                                        "E0301",
+                                        a.value.span,
+                                        format!(
+                                            "card attribute `{}` is {} on another card",
+                                            a.name.name,
+                                            prev.1.name(&[])
+                                        ),
+                                    )
+                                    .with_paragraph(para.clone()),
+                                ),
+                                Some(_) => {}
+                                None => env.card_attrs.push((a.name.name.clone(), t)),
+                            },
+                            None => diags.push(
+                                Diagnostic::error(
+                                    "E0301",
+                                    a.value.span,
+                                    "a card attribute is an Int or a Bool",
+                                )
+                                .with_paragraph(para.clone()),
+                            ),
+                        }
+                    }
+                }
+                env.decks.push((name.name.clone(), g));
                 env.groups.push((name.name.clone(), syms));
             }
             DeclKind::Terrain { name, .. } if env.declare("value", name, diags, &para) => {
@@ -466,6 +514,26 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             env.cups.push((name.name.clone(), t));
             let p = env.para(&para);
             prog.cups.push(CupDef { name: name.name.clone(), para: p });
+        }
+    }
+
+    // Hands: a list of values per side (their value types need result groups and decks).
+    for d in decls {
+        if let DeclKind::Hand { name, ty } = &d.kind {
+            let para = first_para(d);
+            if !env.declare("hand", name, diags, &para) {
+                continue;
+            }
+            let t = match env.ty(ty) {
+                Ok(t) => t,
+                Err(e) => {
+                    diags.push(e.with_paragraph(para.clone()));
+                    Ty::Error
+                }
+            };
+            env.hands.push((name.name.clone(), t));
+            let p = env.para(&para);
+            prog.hands.push(HandDef { name: name.name.clone(), para: p });
         }
     }
 
@@ -684,35 +752,39 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     // Triggers, interrupts and invariants: the rules that run at points of play.
     crate::points::compile_points(&mut cx, decls, &mut functions, &mut prog);
 
-    // Hidden per-unit tracks and the public estimate shown to the other sides.
+    // Hidden per-unit tracks, ratings and types, and the public estimate shown to the
+    // other sides (6.17c).
     for d in decls {
         if let DeclKind::Hidden { tracks, shown } = &d.kind {
             let para = first_para(d);
-            let est = match cx.env.callables.get(&shown.name).cloned() {
-                Some(sig)
-                    if sig.kind == CallableKind::Fn && sig.params == [Ty::Unit] && sig.ret == Ty::Int =>
-                {
+            let sig = cx.env.callables.get(&shown.name).cloned();
+            if sig.is_none() {
+                cx.diags.push(
+                    Diagnostic::error("E0109", shown.span, format!("unknown function `{}`", shown.name))
+                        .with_paragraph(para.clone()),
+                );
+            }
+            // The estimate's id when it is a `fn(Unit) -> want` (E0601 otherwise, once).
+            let mut reported = false;
+            let mut est = |cx: &mut Cx, want: Ty| -> Option<u32> {
+                let sig = sig.as_ref()?;
+                if sig.kind == CallableKind::Fn && sig.params == [Ty::Unit] && sig.ret == want {
                     cx.env.used.insert(shown.name.clone());
-                    Some(sig.id)
+                    return Some(sig.id);
                 }
-                Some(_) => {
+                if !reported {
+                    reported = true;
+                    let g = cx.env.group_names();
                     cx.diags.push(
                         Diagnostic::error(
                             "E0601",
                             shown.span,
-                            format!("`{}` must be `fn(Unit) -> Int`", shown.name),
+                            format!("`{}` must be `fn(Unit) -> {}`", shown.name, want.name(&g)),
                         )
                         .with_paragraph(para.clone()),
                     );
-                    None
                 }
-                None => {
-                    cx.diags.push(
-                        Diagnostic::error("E0109", shown.span, format!("unknown function `{}`", shown.name))
-                            .with_paragraph(para.clone()),
-                    );
-                    None
-                }
+                None
             };
             for t in tracks {
                 let idx = cx.env.tracks.iter().position(|x| x.0 == t.name);
@@ -723,21 +795,117 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                             && cx.env.track_second.get(i).map(|s| s.is_none()).unwrap_or(true) =>
                     {
                         cx.env.used.insert(t.name.clone());
-                        if let Some(f) = est {
+                        if let Some(f) = est(&mut cx, Ty::Int) {
                             let p = cx.env.para(&para);
                             prog.hidden.push(HiddenDef { track: i as u16, shown: f, para: p });
+                        }
+                    }
+                    // `hidden type shown f`: a block's type (and classes) hidden.
+                    None if t.name == "type" => {
+                        if let Some(f) = est(&mut cx, Ty::UnitType) {
+                            let p = cx.env.para(&para);
+                            prog.hidden_type = Some(HiddenType { shown: f, para: p });
+                        }
+                    }
+                    // A rating: its value on the counter hidden.
+                    None if cx.env.rating_index(&t.name).is_some() => {
+                        let r = cx.env.rating_index(&t.name).unwrap_or(0);
+                        cx.env.used.insert(t.name.clone());
+                        if let Some(f) = est(&mut cx, Ty::Int) {
+                            let p = cx.env.para(&para);
+                            prog.hidden_ratings.push(HiddenRating { rating: r as u16, shown: f, para: p });
                         }
                     }
                     _ => cx.diags.push(
                         Diagnostic::error(
                             "E0113",
                             t.span,
-                            format!("`{}` is not a per-unit track with one key", t.name),
+                            format!("`{}` is not a per-unit track with one key, a rating or `type`", t.name),
                         )
                         .with_paragraph(para.clone()),
                     ),
                 }
             }
+        }
+    }
+
+    // Decks: each card's attributes and event procedure `(Side)` (6.15f).
+    prog.card_attrs = cx.env.card_attrs.iter().map(|a| a.0.clone()).collect();
+    for d in decls {
+        if let DeclKind::Deck { name, cards, supplied } = &d.kind {
+            let para = first_para(d);
+            if let Some(sp) = supplied {
+                let p = cx.env.para(&para);
+                prog.supplied.push(SuppliedDef {
+                    what: format!("deck {} ({} cards)", name.name, cards.len()),
+                    reason: sp.reason.clone(),
+                    para: p,
+                });
+            }
+            let Some(&(_, g)) = cx.env.decks.iter().find(|x| x.0 == name.name) else { continue };
+            let syms = cx.env.groups.get(g).map(|x| x.1.clone()).unwrap_or_default();
+            let mut defs = Vec::new();
+            for c in cards {
+                let Some(&sym) = syms
+                    .iter()
+                    .find(|&&s| cx.env.symbols.get(s as usize).map(|x| x.0 == c.name.name).unwrap_or(false))
+                else {
+                    continue;
+                };
+                let mut values = vec![0i64; cx.env.card_attrs.len()];
+                for a in &c.attrs {
+                    if let Some(i) = cx.env.card_attrs.iter().position(|x| x.0 == a.name.name) {
+                        values[i] = match a.value.kind {
+                            LiteralKind::Int(v) => v,
+                            LiteralKind::Bool(b) => i64::from(b),
+                            _ => 0,
+                        };
+                    }
+                }
+                let cpara = c.anchors.first().map(|a| a.text.clone()).unwrap_or_else(|| para.clone());
+                let event = match &c.event {
+                    None => None,
+                    Some(ev) => match cx.env.callables.get(&ev.name).cloned() {
+                        Some(sig) if sig.kind == CallableKind::Procedure && sig.params == [Ty::Side] => {
+                            cx.env.used.insert(ev.name.clone());
+                            Some(sig.id)
+                        }
+                        Some(_) => {
+                            cx.diags.push(
+                                Diagnostic::error(
+                                    "E0601",
+                                    ev.span,
+                                    format!(
+                                        "the event of card `{}` must be a `procedure(Side)`",
+                                        c.name.name
+                                    ),
+                                )
+                                .with_paragraph(cpara.clone()),
+                            );
+                            None
+                        }
+                        None => {
+                            let cands: Vec<String> = cx.env.callables.keys().cloned().collect();
+                            let mut dg = Diagnostic::error(
+                                "E0109",
+                                ev.span,
+                                format!("unknown procedure `{}`", ev.name),
+                            )
+                            .with_paragraph(cpara.clone());
+                            if let Some(sg) = crate::env::suggest(&ev.name, cands.iter().map(|s| s.as_str()))
+                            {
+                                dg = dg.with_note(format!("did you mean `{sg}`?"));
+                            }
+                            cx.diags.push(dg);
+                            None
+                        }
+                    },
+                };
+                let p = cx.env.para(&cpara);
+                defs.push(CardDef { sym, values, event, para: p });
+            }
+            let p = cx.env.para(&para);
+            prog.decks.push(DeckDef { name: name.name.clone(), cards: defs, para: p });
         }
     }
 

@@ -70,6 +70,12 @@ pub struct Env {
     pub options: Vec<String>,
     /// Cups and the type of value each holds.
     pub cups: Vec<(String, Ty)>,
+    /// Decks: name and the group of codes of their cards (in `prog.decks` order).
+    pub decks: Vec<(String, usize)>,
+    /// Attributes any card gives, with their types.
+    pub card_attrs: Vec<(String, Ty)>,
+    /// Hands (a list per side) and the type of value each holds.
+    pub hands: Vec<(String, Ty)>,
     pub regions: Vec<String>,
     pub counters: Vec<String>,
     pub globals: BTreeMap<String, Global>,

@@ -1109,6 +1109,56 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.expect_ty(&v, &want, value.span, &format!("value put in cup `{}`", cup.name));
                 self.emit(Op::CupPut { cup: ci as u16, v: v.reg });
             }
+            StmtKind::DrawCard { deck, hand, side } => {
+                if !self.effect_allowed(span, "`draw from` a deck") {
+                    return;
+                }
+                let sd = self.expr(side);
+                self.expect_ty(&sd, &Ty::Side, side.span, "side whose hand draws");
+                let (Some(di), Some(hi)) = (self.deck(deck), self.hand(hand)) else { return };
+                let g = self.cx.env.decks[di].1;
+                let want = self.cx.env.hands[hi].1.clone();
+                if !Ty::Code(g).fits(&want) {
+                    let gn = self.cx.env.group_names();
+                    let m = format!(
+                        "hand `{}` holds {}, not cards of `{}`",
+                        hand.name,
+                        want.name(&gn),
+                        deck.name
+                    );
+                    self.error(err("E0301", hand.span, m));
+                }
+                self.emit(Op::DrawCard { deck: di as u16, hand: hi as u16, side: sd.reg });
+            }
+            StmtKind::CardOut { card, hand, side, play } => {
+                if !self.effect_allowed(span, if *play { "`play`" } else { "`discard`" }) {
+                    return;
+                }
+                let c = self.expr(card);
+                let sd = self.expr(side);
+                self.expect_ty(&sd, &Ty::Side, side.span, "side whose hand it is");
+                let Some(hi) = self.hand(hand) else { return };
+                let want = self.cx.env.hands[hi].1.clone();
+                self.expect_ty(&c, &want, card.span, &format!("card from hand `{}`", hand.name));
+                self.emit(Op::CardOut { card: c.reg, hand: hi as u16, side: sd.reg, play: *play });
+            }
+            StmtKind::Reshuffle(deck) => {
+                if !self.effect_allowed(span, "`reshuffle`") {
+                    return;
+                }
+                let Some(di) = self.deck(deck) else { return };
+                self.emit(Op::Reshuffle { deck: di as u16 });
+            }
+            StmtKind::Transfer { unit, side } => {
+                if !self.effect_allowed(span, "`transfer`") {
+                    return;
+                }
+                let u = self.expr(unit);
+                self.expect_ty(&u, &Ty::Unit, unit.span, "unit that changes sides");
+                let sd = self.expr(side);
+                self.expect_ty(&sd, &Ty::Side, side.span, "side it joins");
+                self.emit(Op::Transfer { u: u.reg, side: sd.reg });
+            }
             StmtKind::Empty(cup) => {
                 if !self.effect_allowed(span, "`empty`") {
                     return;
@@ -1127,6 +1177,34 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.emit(Op::Log { fmt, args: base, argc: regs.len() as u16 });
             }
         }
+    }
+
+    /// A deck or a hand by name (E0199 if unknown).
+    fn named(&mut self, id: &Ident, names: Vec<String>, kind: &str) -> Option<usize> {
+        match names.iter().position(|c| *c == id.name) {
+            Some(i) => {
+                self.cx.env.used.insert(id.name.clone());
+                Some(i)
+            }
+            None => {
+                let mut d = err("E0199", id.span, format!("unknown {kind} `{}`", id.name));
+                if let Some(s) = suggest(&id.name, names.iter().map(|s| s.as_str())) {
+                    d = d.with_note(format!("did you mean `{s}`?"));
+                }
+                self.error(d);
+                None
+            }
+        }
+    }
+
+    fn deck(&mut self, deck: &Ident) -> Option<usize> {
+        let names = self.cx.env.decks.iter().map(|d| d.0.clone()).collect();
+        self.named(deck, names, "deck")
+    }
+
+    fn hand(&mut self, hand: &Ident) -> Option<usize> {
+        let names = self.cx.env.hands.iter().map(|d| d.0.clone()).collect();
+        self.named(hand, names, "hand")
     }
 
     fn cup(&mut self, cup: &Ident) -> Option<usize> {
@@ -1964,6 +2042,20 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     return Self::out(dst, Ty::Error, Iv::ANY);
                 }
             },
+            (Ty::Code(g), name) if self.cx.env.decks.iter().any(|d| d.1 == *g) => {
+                match self.cx.env.card_attrs.iter().position(|a| a.0 == name) {
+                    Some(a) => (Field::CardAttr(a as u16), self.cx.env.card_attrs[a].1.clone(), Iv::ANY),
+                    None => {
+                        let cands: Vec<String> = self.cx.env.card_attrs.iter().map(|a| a.0.clone()).collect();
+                        let mut d = err("E0106", field.span, format!("cards have no attribute `{name}`"));
+                        if let Some(s) = suggest(name, cands.iter().map(|s| s.as_str())) {
+                            d = d.with_note(format!("did you mean `{s}`?"));
+                        }
+                        self.error(d);
+                        return Self::out(dst, Ty::Error, Iv::ANY);
+                    }
+                }
+            }
             (Ty::Error, _) => return Self::out(dst, Ty::Error, Iv::ANY),
             (t, name) => {
                 let g = self.cx.env.group_names();
@@ -1974,7 +2066,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
         };
         self.emit(Op::Field { dst, obj: o.reg, field: fld });
         // Bool terrain attributes are stored as 0/1; compare to make a Bool.
-        if ty == Ty::Bool && matches!(fld, Field::TerrainAttr(_) | Field::AreaAttr(_)) {
+        if ty == Ty::Bool && matches!(fld, Field::TerrainAttr(_) | Field::AreaAttr(_) | Field::CardAttr(_)) {
             let zero = self.load(Value::Int(0));
             let b = self.temp();
             self.emit(Op::Ne { dst: b, a: dst, b: zero });
@@ -2037,6 +2129,18 @@ impl<'c, 'a> FnCx<'c, 'a> {
             self.emit(Op::Lookup { dst, table: t as u16, col: col_r, row: ro.reg, quiet: self.pure });
             let ty = self.cx.env.table_ty.get(t).cloned().unwrap_or(Ty::Error);
             return Self::out(dst, ty, Iv::ANY);
+        }
+        if let Some(hi) = self.cx.env.hands.iter().position(|h| &h.0 == n) {
+            self.cx.env.used.insert(n.clone());
+            if b.is_some() {
+                self.error(err("E0301", span, format!("hand `{n}` is read with one side: {n}[side]")));
+            }
+            let s = self.expr(a);
+            self.expect_ty(&s, &Ty::Side, a.span, "hand index");
+            let dst = self.dst();
+            self.emit(Op::HandGet { dst, hand: hi as u16, side: s.reg });
+            let ty = self.cx.env.hands[hi].1.clone();
+            return Self::out(dst, Ty::list(ty), Iv::ANY);
         }
         if let Some(ti) = self.cx.env.track_index(n) {
             self.cx.env.used.insert(n.clone());
@@ -2295,6 +2399,11 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 "cup",
                 env.cups.iter().map(|c| c.0.clone()).collect(),
             ),
+            P::Deck => (
+                env.decks.iter().position(|c| c.0 == n),
+                "deck",
+                env.decks.iter().map(|c| c.0.clone()).collect(),
+            ),
             P::Ruling => {
                 let f = env.rulings.iter().position(|r| r.0 == n);
                 *ruling = f;
@@ -2347,6 +2456,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 P::Feature | P::HexsideAttr => "E0111",
                 P::Table => "E0108",
                 P::Cup => "E0115",
+                P::Deck => "E0199",
                 P::StepFn => "E0109",
                 _ => "E0114",
             };

@@ -212,6 +212,18 @@ pub enum DeclKind {
         name: Ident,
         ty: TypeExpr,
     },
+    /// `deck Strategy { Muster { ops: 2 } event muster; }`: a deck of declared cards, the
+    /// values of type `Strategy`.
+    Deck {
+        name: Ident,
+        supplied: Option<Supplied>,
+        cards: Vec<Card>,
+    },
+    /// `hand Hand: Strategy;`: a list of values per side, read `Hand[s]`.
+    Hand {
+        name: Ident,
+        ty: TypeExpr,
+    },
     /// `option surprise "The Russians Surprised"`: an optional rule, off unless a run
     /// switches it on (`--option surprise`); rules test it with `optional(surprise)`.
     OptionRule {
@@ -297,6 +309,17 @@ pub enum MarkerTarget {
 pub struct Attr {
     pub name: Ident,
     pub value: Literal,
+}
+
+/// A card of a `deck`: `§3.1 Muster { ops: 2 } event muster;`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Card {
+    pub anchors: Vec<Anchor>,
+    pub name: Ident,
+    pub attrs: Vec<Attr>,
+    /// The procedure run when the card is played (`procedure muster(s: Side)`).
+    pub event: Option<Ident>,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -763,6 +786,26 @@ pub enum StmtKind {
     },
     /// `empty Cup;`
     Empty(Ident),
+    /// `draw from Deck to Hand[s];`
+    DrawCard {
+        deck: Ident,
+        hand: Ident,
+        side: Expr,
+    },
+    /// `discard c from Hand[s];` (`play: false`) or `play c from Hand[s];` (`play: true`).
+    CardOut {
+        card: Expr,
+        hand: Ident,
+        side: Expr,
+        play: bool,
+    },
+    /// `reshuffle Deck;`
+    Reshuffle(Ident),
+    /// `transfer u to s;`
+    Transfer {
+        unit: Expr,
+        side: Expr,
+    },
     /// `face u to d;` / `face u to vertex d;`
     Face {
         unit: Expr,

@@ -449,6 +449,48 @@ impl Lowerer {
                 let ty = self.type_expr(k.next());
                 DeclKind::Cup { name, ty }
             }
+            Rule::deck_decl => {
+                let _kw = k.next();
+                let name = self.ident(k.next());
+                let supplied = self.supplied(k.opt(Rule::supplied));
+                let mut cards = Vec::new();
+                for c in k.rest() {
+                    let span = self.span(&c);
+                    let mut ck = Kids::of(c);
+                    let mut anchors = Vec::new();
+                    while let Some(a) = ck.opt(Rule::anchor) {
+                        anchors.push(self.anchor(a));
+                    }
+                    let cname = self.ident(ck.next());
+                    let mut attrs = Vec::new();
+                    let mut event = None;
+                    for x in ck.rest() {
+                        match x.as_rule() {
+                            Rule::attr_block => {
+                                attrs = x
+                                    .into_inner()
+                                    .map(|at| {
+                                        let mut atk = Kids::of(at);
+                                        let name = self.ident(atk.next());
+                                        let value = self.literal(atk.next());
+                                        Attr { name, value }
+                                    })
+                                    .collect();
+                            }
+                            Rule::card_event => event = Some(self.ident(Kids::of(x).next())),
+                            _ => {}
+                        }
+                    }
+                    cards.push(Card { anchors, name: cname, attrs, event, span });
+                }
+                DeclKind::Deck { name, supplied, cards }
+            }
+            Rule::hand_decl => {
+                let _kw = k.next();
+                let name = self.ident(k.next());
+                let ty = self.type_expr(k.next());
+                DeclKind::Hand { name, ty }
+            }
             Rule::zoc_decl => DeclKind::ZoneOfControl(self.ident(k.next())),
             Rule::trigger_decl => {
                 let name = self.ident(k.next());
@@ -1256,6 +1298,26 @@ impl Lowerer {
                 StmtKind::Put { value, cup }
             }
             Rule::empty_stmt => StmtKind::Empty(self.ident(k.next())),
+            Rule::deal_stmt => {
+                let deck = self.ident(k.next());
+                let hand = self.ident(k.next());
+                StmtKind::DrawCard { deck, hand, side: self.expr(k.next()) }
+            }
+            Rule::discard_stmt | Rule::play_stmt => {
+                let _kw = k.next();
+                let card = self.expr(k.next());
+                let hand = self.ident(k.next());
+                StmtKind::CardOut { card, hand, side: self.expr(k.next()), play: rule == Rule::play_stmt }
+            }
+            Rule::reshuffle_stmt => {
+                let _kw = k.next();
+                StmtKind::Reshuffle(self.ident(k.next()))
+            }
+            Rule::transfer_stmt => {
+                let _kw = k.next();
+                let unit = self.expr(k.next());
+                StmtKind::Transfer { unit, side: self.expr(k.next()) }
+            }
             Rule::log_stmt => {
                 let message = self.string(k.next());
                 let args = k.rest().map(|e| self.expr(e)).collect();

@@ -33,6 +33,8 @@ const DECL_KWS: &[&str] = &[
     "retreat",
     "line_of_sight",
     "cup",
+    "deck",
+    "hand",
     "option",
     "map",
     "counters",
@@ -80,6 +82,10 @@ const STMT_KWS: &[&str] = &[
     "empty",
     "face",
     "form",
+    "discard",
+    "play",
+    "reshuffle",
+    "transfer",
     "§",
 ];
 const EXPR_START: &[&str] = &[

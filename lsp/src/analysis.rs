@@ -397,6 +397,17 @@ fn describe(
             push(name, "cup", slice(text, ty.span(), ty.span()));
             named(name, "cup")
         }
+        DeclKind::Deck { name, cards, .. } => {
+            for c in cards {
+                push(&c.name, "card", format!("a card of {}", name.name));
+            }
+            push(name, "deck", format!("{} cards", cards.len()));
+            named(name, "deck")
+        }
+        DeclKind::Hand { name, ty } => {
+            push(name, "hand", slice(text, ty.span(), ty.span()));
+            named(name, "hand")
+        }
         DeclKind::OptionRule { name, title } => {
             push(name, "optional rule", format!("\"{title}\""));
             named(name, "optional rule")

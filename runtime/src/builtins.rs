@@ -45,7 +45,7 @@ impl<'p> Vm<'p> {
                 let s = side(a(0))?;
                 let l = self.new_list();
                 for (i, u) in self.state.units.iter().enumerate() {
-                    if u.status == UnitStatus::OnMap && self.prog.counters[i].side == s {
+                    if u.status == UnitStatus::OnMap && self.state.units[i].side == s {
                         self.lists[l as usize].push(Value::Unit(i as u16));
                     }
                 }
@@ -70,7 +70,7 @@ impl<'p> Vm<'p> {
                     if let Some(n) = self.board.neighbour(h, d) {
                         if let Some(here) = self.occ.get(n as usize) {
                             found.extend(
-                                here.iter().copied().filter(|&u| self.prog.counters[u as usize].side == s),
+                                here.iter().copied().filter(|&u| self.state.units[u as usize].side == s),
                             );
                         }
                     }
@@ -111,7 +111,7 @@ impl<'p> Vm<'p> {
                 let s = side(a(1))?;
                 let mut best = i64::from(u16::MAX);
                 for (i, us) in self.state.units.iter().enumerate() {
-                    if us.status == UnitStatus::OnMap && self.prog.counters[i].side != s {
+                    if us.status == UnitStatus::OnMap && self.state.units[i].side != s {
                         best = best.min(self.board.distance(h, us.hex));
                     }
                 }
@@ -123,14 +123,14 @@ impl<'p> Vm<'p> {
                 let found = self
                     .occ
                     .get(h as usize)
-                    .map(|v| v.iter().any(|&u| self.prog.counters[u as usize].side == s))
+                    .map(|v| v.iter().any(|&u| self.state.units[u as usize].side == s))
                     .unwrap_or(false);
                 Value::Bool(found)
             }
             Builtin::Counters => {
                 let s = side(a(0))?;
                 let l = self.new_list();
-                for (i, c) in self.prog.counters.iter().enumerate() {
+                for (i, c) in self.state.units.iter().enumerate() {
                     if c.side == s {
                         self.lists[l as usize].push(Value::Unit(i as u16));
                     }
@@ -172,6 +172,14 @@ impl<'p> Vm<'p> {
             Builtin::CupSize => {
                 let c = idx(a(0))?;
                 Value::Int(self.state.cups.get(c).map(|v| v.len() as i64).unwrap_or(0))
+            }
+            Builtin::DeckSize => {
+                let c = idx(a(0))?;
+                Value::Int(self.state.decks.get(c).map(|v| v.len() as i64).unwrap_or(0))
+            }
+            Builtin::DiscardSize => {
+                let c = idx(a(0))?;
+                Value::Int(self.state.discards.get(c).map(|v| v.len() as i64).unwrap_or(0))
             }
             Builtin::UnitId => Value::Int(unit(a(0))? as i64),
             Builtin::Present => Value::Bool(a(0) != Value::Nil),
@@ -460,7 +468,7 @@ impl<'p> Vm<'p> {
             let mut k = 0;
             while let Some(&i) = self.occ.get(n as usize).and_then(|v| v.get(k)) {
                 k += 1;
-                if self.prog.counters[i as usize].side != side {
+                if self.state.units[i as usize].side != side {
                     let v = self.call(zoc, &[Value::Unit(i)])?;
                     if as_bool(v)? {
                         return Ok(true);

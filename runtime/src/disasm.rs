@@ -157,6 +157,9 @@ impl Names<'_> {
             Field::AreaAttr(i) => {
                 p.map.area_attrs.get(i as usize).cloned().unwrap_or_else(|| format!("attr#{i}?"))
             }
+            Field::CardAttr(i) => {
+                p.card_attrs.get(i as usize).cloned().unwrap_or_else(|| format!("attr#{i}?"))
+            }
         }
     }
 
@@ -346,6 +349,20 @@ impl Names<'_> {
             Op::CupPut { cup, v } => format!("put {} into cup {}", r(v), self.cup(cup)),
             Op::CupDraw { dst, cup } => format!("{} = draw from cup {}", r(dst), self.cup(cup)),
             Op::CupEmpty { cup } => format!("empty cup {}", self.cup(cup)),
+            Op::HandGet { dst, hand, side } => format!("{} = hand #{hand} of {}", r(dst), r(side)),
+            Op::DrawCard { deck, hand, side } => {
+                format!("draw from deck #{deck} to hand #{hand} of {}", r(side))
+            }
+            Op::CardOut { card, hand, side, play } => {
+                format!(
+                    "{} {} from hand #{hand} of {}",
+                    if play { "play" } else { "discard" },
+                    r(card),
+                    r(side)
+                )
+            }
+            Op::Reshuffle { deck } => format!("reshuffle deck #{deck}"),
+            Op::Transfer { u, side } => format!("transfer {} to {}", r(u), r(side)),
             Op::TurnBegin { turn } => format!("begin turn {}", r(turn)),
             Op::TurnEnd => "end turn".into(),
             Op::SealedBegin => "begin sealed choices".into(),

@@ -101,6 +101,74 @@ impl<'p> Vm<'p> {
         }
     }
 
+    /// In the view of the side scoring a choice (6.17c): the estimate its rulebook shows
+    /// of a hidden rating or type of another side's unit; None when nothing is hidden.
+    pub(crate) fn hidden_value(&mut self, u: u16, field: Field) -> Option<Exec<Value>> {
+        let viewer = self.view?;
+        if self.state.units.get(u as usize)?.side == viewer {
+            return None;
+        }
+        let shown = match field {
+            Field::Rating(r) => self.prog.hidden_ratings.iter().find(|h| h.rating == r)?.shown,
+            Field::UnitType => self.prog.hidden_type.as_ref()?.shown,
+            _ => return None,
+        };
+        // An answer that depends on the view is not one to keep in the movement memo.
+        if self.rec.active {
+            self.rec.uncacheable = true;
+        }
+        // The estimate is computed in full view, then the view resumes.
+        self.view = None;
+        let v = self.call(shown, &[Value::Unit(u)]);
+        self.view = Some(viewer);
+        Some(v)
+    }
+
+    /// `u is class` in the view of the side scoring a choice: the classes of the type it
+    /// is shown as, when types are hidden and the unit is another side's.
+    pub(crate) fn hidden_class(&mut self, u: u16, class: u8) -> Option<Exec<bool>> {
+        self.view?;
+        self.prog.hidden_type.as_ref()?;
+        Some(match self.hidden_value(u, Field::UnitType)? {
+            Ok(Value::UnitType(t)) => Ok(self
+                .prog
+                .unit_types
+                .get(t as usize)
+                .map(|ty| class < 64 && ty.classes & (1u64 << class) != 0)
+                .unwrap_or(false)),
+            Ok(_) => Ok(false),
+            Err(e) => Err(e),
+        })
+    }
+
+    /// An option's label as the agent of side `s` reads it: with `hidden type`, another
+    /// side's unit is a block in its space ("B block in Paris"), not a name (6.17c).
+    fn agent_label(&self, v: Value, s: u8) -> String {
+        if let (Value::Unit(u), Some(_)) = (v, self.prog.hidden_type.as_ref()) {
+            if let Some(us) = self.state.units.get(u as usize).filter(|us| us.side != s) {
+                let owner = self.prog.sides.get(us.side as usize).cloned().unwrap_or_default();
+                let at = match self.unit_value(u, Field::Hex) {
+                    Value::Hex(h) => self.board.label(h),
+                    _ => "reserve".into(),
+                };
+                return format!("{owner} block in {at}");
+            }
+        }
+        self.label_string(v)
+    }
+
+    fn hand_slot(&self, hand: u16, s: u8) -> Option<usize> {
+        let i = hand as usize * self.prog.sides.len() + s as usize;
+        (i < self.state.hands.len()).then_some(i)
+    }
+
+    fn side_of(&self, v: Value) -> Result<u8, RuntimeError> {
+        match v {
+            Value::Side(s) if (s as usize) < self.prog.sides.len() => Ok(s),
+            other => Err(RuntimeError::new("R0002", format!("expected a side, found {other:?}"))),
+        }
+    }
+
     #[inline]
     pub(crate) fn unit_value(&self, u: u16, field: Field) -> Value {
         let us = &self.state.units[u as usize];
@@ -126,7 +194,7 @@ impl<'p> Vm<'p> {
                     Value::Nil
                 }
             }
-            Field::Side => Value::Side(c.side),
+            Field::Side => Value::Side(us.side),
             Field::UnitType => Value::UnitType(c.unit_type),
             Field::Steps => Value::Int(match us.status {
                 UnitStatus::Eliminated => 0,
@@ -136,7 +204,7 @@ impl<'p> Vm<'p> {
             Field::Facing => Value::Int(i64::from(crate::facing::hexside(us.facing))),
             Field::VertexFacing => Value::Bool(us.facing & crate::facing::VERTEX != 0),
             Field::Formation => self.formation_value(u),
-            Field::Terrain | Field::TerrainAttr(_) | Field::AreaAttr(_) => Value::Nil,
+            Field::Terrain | Field::TerrainAttr(_) | Field::AreaAttr(_) | Field::CardAttr(_) => Value::Nil,
         }
     }
 
@@ -270,7 +338,7 @@ impl<'p> Vm<'p> {
                     let wants =
                         self.agents.get(self.seats.player(s)).map(|a| a.wants_labels()).unwrap_or(false);
                     let labels: Vec<String> = if wants {
-                        options.iter().map(|&o| self.label_string(o)).collect()
+                        options.iter().map(|&o| self.agent_label(o, s)).collect()
                     } else {
                         Vec::new()
                     };
@@ -331,7 +399,7 @@ impl<'p> Vm<'p> {
                     _ => false,
                 };
                 // Scores are computed in the chooser's view (hidden tracks, 6.17c).
-                if many && wants && !self.prog.hidden.is_empty() {
+                if many && wants && self.prog.has_views() {
                     if let Value::Side(s) = self.reg(base, side) {
                         self.view = Some(s);
                     }
@@ -362,7 +430,12 @@ impl<'p> Vm<'p> {
             Op::Field { dst, obj, field } => {
                 let o = self.reg(base, obj);
                 let v = match (o, field) {
-                    (Value::Unit(u), f) if (u as usize) < self.state.units.len() => self.unit_value(u, f),
+                    (Value::Unit(u), f) if (u as usize) < self.state.units.len() => {
+                        match self.view.and_then(|_| self.hidden_value(u, f)) {
+                            Some(v) => v?,
+                            None => self.unit_value(u, f),
+                        }
+                    }
                     (Value::Hex(h), Field::Terrain) => {
                         Value::Terrain(self.prog.map.terrain.get(h as usize).copied().unwrap_or(0))
                     }
@@ -371,6 +444,12 @@ impl<'p> Vm<'p> {
                         let k = map.area_attrs.len();
                         Value::Int(map.area_values.get(h as usize * k + a as usize).copied().unwrap_or(0))
                     }
+                    (Value::Sym(c), Field::CardAttr(a)) => Value::Int(
+                        self.prog
+                            .card(c)
+                            .and_then(|(d, i)| self.prog.decks[d].cards[i].values.get(a as usize).copied())
+                            .unwrap_or(0),
+                    ),
                     (Value::Terrain(t), Field::TerrainAttr(a)) => Value::Int(
                         self.prog
                             .terrains
@@ -388,7 +467,11 @@ impl<'p> Vm<'p> {
             }
             Op::IsClass { dst, u, class } => {
                 let u = self.unit_of(self.reg(base, u))?;
-                self.set_reg(base, dst, Value::Bool(self.prog.unit_has_class(u, self.face_of(u), class)));
+                let v = match self.hidden_class(u, class) {
+                    Some(v) => v?,
+                    None => self.prog.unit_has_class(u, self.face_of(u), class),
+                };
+                self.set_reg(base, dst, Value::Bool(v));
             }
             Op::HasMarker { dst, obj, marker } => {
                 let bit = 1u64 << (marker as u64 % 64);
@@ -403,7 +486,7 @@ impl<'p> Vm<'p> {
             Op::TrackGet { dst, track, side } => {
                 if let (Some(viewer), Value::Unit(u)) = (self.view, self.reg(base, side)) {
                     if let Some(h) = self.prog.hidden.iter().find(|h| h.track == track) {
-                        let owner = self.prog.counters.get(u as usize).map(|c| c.side);
+                        let owner = self.state.units.get(u as usize).map(|c| c.side);
                         if owner.is_some() && owner != Some(viewer) {
                             // The estimate is computed in full view, then the view resumes.
                             self.view = None;
@@ -612,6 +695,121 @@ impl<'p> Vm<'p> {
                 }
                 self.check_triggers()?;
             }
+            Op::HandGet { dst, hand, side } => {
+                let s = self.side_of(self.reg(base, side))?;
+                let items = self.hand_slot(hand, s).map(|i| self.state.hands[i].clone()).unwrap_or_default();
+                let l = self.new_list();
+                self.lists[l as usize].extend(items);
+                self.set_reg(base, dst, Value::List(l));
+            }
+            Op::DrawCard { deck, hand, side } => {
+                let s = self.side_of(self.reg(base, side))?;
+                let slot =
+                    self.hand_slot(hand, s).ok_or_else(|| RuntimeError::new("R0002", "no such hand"))?;
+                let n = self.state.decks.get(deck as usize).map(|c| c.len()).unwrap_or(0);
+                let drawn = if n == 0 {
+                    Value::Nil
+                } else {
+                    let i = self.dice.below(n as u32) as usize;
+                    self.state.decks[deck as usize].remove(i)
+                };
+                if drawn != Value::Nil {
+                    self.state.hands[slot].push(drawn);
+                }
+                if self.log.enabled() {
+                    let name = self.prog.decks.get(deck as usize).map(|d| d.name.clone());
+                    let hname = self.prog.hands.get(hand as usize).map(|h| h.name.clone());
+                    let to = self.prog.sides.get(s as usize).cloned();
+                    let label = self.label(drawn);
+                    self.event(
+                        "draw",
+                        json!({ "deck": name, "drawn": label, "to": to, "hand": hname, "left": n.saturating_sub(1) }),
+                    );
+                }
+                self.check_triggers()?;
+            }
+            Op::CardOut { card, hand, side, play } => {
+                let s = self.side_of(self.reg(base, side))?;
+                let c = self.reg(base, card);
+                let slot =
+                    self.hand_slot(hand, s).ok_or_else(|| RuntimeError::new("R0002", "no such hand"))?;
+                let Some(at) = self.state.hands[slot].iter().position(|&x| x == c) else {
+                    let hname =
+                        self.prog.hands.get(hand as usize).map(|h| h.name.clone()).unwrap_or_default();
+                    let side_name = self.prog.sides.get(s as usize).cloned().unwrap_or_default();
+                    return Err(RuntimeError::new(
+                        "R0099",
+                        format!("{} is not in {side_name}'s hand `{hname}`", self.label_string(c)),
+                    )
+                    .into());
+                };
+                self.state.hands[slot].remove(at);
+                let found = match c {
+                    Value::Sym(sym) => self.prog.card(sym),
+                    _ => None,
+                };
+                if let Some((d, _)) = found {
+                    self.state.discards[d].push(c);
+                }
+                let hname = self.prog.hands.get(hand as usize).map(|h| h.name.clone());
+                let by = self.prog.sides.get(s as usize).cloned();
+                let label = self.label(c);
+                if !play {
+                    self.event("discard", json!({ "card": label, "by": by, "hand": hname }));
+                    self.check_triggers()?;
+                    return Ok(pc);
+                }
+                let (para, event) = match found {
+                    Some((d, i)) => {
+                        let cd = &self.prog.decks[d].cards[i];
+                        (Some(cd.para), cd.event)
+                    }
+                    None => (None, None),
+                };
+                let saved = self.cur_para;
+                if let Some(p) = para {
+                    self.cur_para = p;
+                }
+                self.event("play", json!({ "card": label, "by": by, "hand": hname }));
+                self.check_triggers()?;
+                if let Some(ev) = event {
+                    self.call(ev, &[Value::Side(s)])?;
+                }
+                self.cur_para = saved;
+            }
+            Op::Reshuffle { deck } => {
+                let d = deck as usize;
+                if d < self.state.decks.len() {
+                    let back = std::mem::take(&mut self.state.discards[d]);
+                    let n = back.len();
+                    self.state.decks[d].extend(back);
+                    // A shuffled deck has no order: keep it in declared card order, so a
+                    // draw depends on which cards are in it, not on the order discarded.
+                    let prog = self.prog;
+                    self.state.decks[d].sort_by_key(|&c| match c {
+                        Value::Sym(sym) => prog.card(sym).map(|x| x.1).unwrap_or(usize::MAX),
+                        _ => usize::MAX,
+                    });
+                    let name = self.prog.decks.get(d).map(|x| x.name.clone());
+                    let left = self.state.decks[d].len();
+                    self.event("reshuffle", json!({ "deck": name, "returned": n, "left": left }));
+                }
+                self.check_triggers()?;
+            }
+            Op::Transfer { u, side } => {
+                let u = self.unit_of(self.reg(base, u))?;
+                let s = self.side_of(self.reg(base, side))?;
+                let from = self.state.units[u as usize].side;
+                if from != s {
+                    self.state.units[u as usize].side = s;
+                    self.rebuild_occupancy();
+                    let name = self.prog.counters[u as usize].name.clone();
+                    let f = self.prog.sides.get(from as usize).cloned();
+                    let t = self.prog.sides.get(s as usize).cloned();
+                    self.event("transfer", json!({ "unit": name, "from": f, "to": t }));
+                    self.check_triggers()?;
+                }
+            }
             Op::TurnBegin { turn } => {
                 let t = as_int(self.reg(base, turn))?;
                 self.state.turn = t;
@@ -762,7 +960,7 @@ impl<'p> Vm<'p> {
         st.status = UnitStatus::Removed;
         let from = st.hex;
         self.set_hex(u, None);
-        let side = self.prog.counters[u as usize].side as usize;
+        let side = self.state.units[u as usize].side as usize;
         if exited {
             if let Some(x) = self.state.exited.get_mut(side) {
                 *x += 1;

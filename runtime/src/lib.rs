@@ -25,6 +25,7 @@ pub mod session;
 pub mod state;
 pub mod value;
 pub mod verify;
+pub mod view;
 mod vm;
 mod within;
 

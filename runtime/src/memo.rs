@@ -153,7 +153,7 @@ impl Recorder {
     /// A read of unit `u`'s state (markers, steps, ratings, position).
     pub fn unit(&mut self, st: &State, prog: &Program, u: u16, board: &Board) {
         match (st.units.get(u as usize), prog.counters.get(u as usize)) {
-            (Some(us), Some(c)) if on_map(us) => self.hex(us.hex, side_layer(c.side), board),
+            (Some(us), Some(_)) if on_map(us) => self.hex(us.hex, side_layer(us.side), board),
             _ => self.global = true,
         }
     }
@@ -277,7 +277,7 @@ impl CostMemo {
         } else {
             prog.unit_classes(u, us.face) & view.classes & !(1 << 63)
         };
-        let key = (kind, if view.side { c.side } else { 0 }, markers);
+        let key = (kind, if view.side { us.side } else { 0 }, markers);
         let sig = match self.sigs.iter().position(|&k| k == key) {
             Some(i) => i,
             None => {
@@ -361,6 +361,9 @@ fn copy_state(dst: &mut State, src: &State) {
         triggers_fired,
         exited,
         cups,
+        decks,
+        discards,
+        hands,
     } = src;
     dst.turn = *turn;
     dst.phase = *phase;
@@ -375,6 +378,12 @@ fn copy_state(dst: &mut State, src: &State) {
     for (d, s) in dst.cups.iter_mut().zip(cups) {
         copy(d, s);
     }
+    for (dv, sv) in [(&mut dst.decks, decks), (&mut dst.discards, discards), (&mut dst.hands, hands)] {
+        dv.resize_with(sv.len(), Vec::new);
+        for (d, s) in dv.iter_mut().zip(sv) {
+            copy(d, s);
+        }
+    }
 }
 
 /// Stamp what changed between `old` and `new` with `now`.
@@ -382,7 +391,7 @@ fn copy_state(dst: &mut State, src: &State) {
 fn diff(
     old: &State,
     new: &State,
-    prog: &Program,
+    _prog: &Program,
     now: u32,
     board: &Board,
     hex_stamp: &mut [Vec<u32>; LAYERS],
@@ -414,10 +423,10 @@ fn diff(
         }
         return;
     }
-    for (i, (a, b)) in old.units.iter().zip(&new.units).enumerate() {
+    for (a, b) in old.units.iter().zip(&new.units) {
         if a != b {
-            let layer = side_layer(prog.counters.get(i).map(|c| c.side).unwrap_or(u8::MAX));
             for us in [a, b] {
+                let layer = side_layer(us.side);
                 if on_map(us) {
                     bump(us.hex, layer);
                 } else {
@@ -441,6 +450,9 @@ fn diff(
         || old.triggers_fired != new.triggers_fired
         || old.exited != new.exited
         || old.cups != new.cups
+        || old.decks != new.decks
+        || old.discards != new.discards
+        || old.hands != new.hands
     {
         *global = now;
     }
@@ -670,7 +682,9 @@ impl<'p> crate::vm::Vm<'p> {
     fn note_other(&mut self, b: crate::op::Builtin) {
         use crate::op::Builtin as B;
         match b {
-            B::Turn | B::Phasing | B::Exited | B::CupSize => self.rec.global = true,
+            B::Turn | B::Phasing | B::Exited | B::CupSize | B::DeckSize | B::DiscardSize => {
+                self.rec.global = true
+            }
             // Fixed for the whole game (options, flags and rulings are compared too).
             B::Neighbours
             | B::Distance

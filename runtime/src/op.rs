@@ -37,6 +37,8 @@ pub enum Field {
     VertexFacing,
     /// A unit's current face (formation), a `Formation` code; Nil for a type without faces.
     Formation,
+    /// A card's attribute (index into `Program::card_attrs`).
+    CardAttr(u16),
 }
 
 /// Comparison of a fused compare-and-branch ([`Op::BrCmp`]).
@@ -166,6 +168,10 @@ pub enum Builtin {
     Optional,
     /// `cup_size(Cup) -> Int`: values left in a cup.
     CupSize,
+    /// `deck_size(Deck) -> Int`: cards left to draw in a deck.
+    DeckSize,
+    /// `discard_size(Deck) -> Int`: cards on a deck's discard pile.
+    DiscardSize,
     /// `present(x) -> Bool`: false for the empty answer of `choose ... or none`.
     Present,
     /// `first(list) -> T`: the first element; nothing for an empty list (test with `present`).
@@ -579,6 +585,35 @@ pub enum Op {
     /// Effect: empty cup `cup`.
     CupEmpty {
         cup: u16,
+    },
+    /// r[dst] = side r[side]'s hand `hand` (a new list).
+    HandGet {
+        dst: Reg,
+        hand: u16,
+        side: Reg,
+    },
+    /// Effect: a random card of deck `deck` into side r[side]'s hand `hand`; logged `draw`.
+    DrawCard {
+        deck: u16,
+        hand: u16,
+        side: Reg,
+    },
+    /// Effect: card r[card] out of side r[side]'s hand onto its deck's discards (R0017
+    /// if it is not there); logged `discard`, or with `play` logged `play` and its event run.
+    CardOut {
+        card: Reg,
+        hand: u16,
+        side: Reg,
+        play: bool,
+    },
+    /// Effect: deck `deck`'s discards back into it; logged `reshuffle`.
+    Reshuffle {
+        deck: u16,
+    },
+    /// Effect: unit r[u] now belongs to side r[side]; logged `transfer`.
+    Transfer {
+        u: Reg,
+        side: Reg,
     },
     /// Start game turn r[turn]: logs, brings on reinforcements.
     TurnBegin {

@@ -71,6 +71,21 @@ pub struct Program {
     /// Cups of values drawn without replacement (`cup` declarations).
     #[serde(default)]
     pub cups: Vec<CupDef>,
+    /// Decks of declared cards (`deck` declarations): each card is a result code.
+    #[serde(default)]
+    pub decks: Vec<DeckDef>,
+    /// The attributes any deck's cards give (`ops`), numbering `Field::CardAttr`.
+    #[serde(default)]
+    pub card_attrs: Vec<String>,
+    /// Lists of values per side (`hand` declarations).
+    #[serde(default)]
+    pub hands: Vec<HandDef>,
+    /// Ratings hidden from the other sides (`hidden cs shown f`), with their estimates.
+    #[serde(default)]
+    pub hidden_ratings: Vec<HiddenRating>,
+    /// A unit's type hidden from the other sides (`hidden type shown f`, blocks).
+    #[serde(default)]
+    pub hidden_type: Option<HiddenType>,
     pub map: MapDef,
     pub counters: Vec<CounterDef>,
     pub scenarios: Vec<ScenarioDef>,
@@ -409,6 +424,65 @@ pub struct OptionDef {
     pub name: String,
     pub title: String,
     pub para: ParaId,
+}
+
+/// A deck of cards: its cards (result codes), their attributes and event procedures.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DeckDef {
+    pub name: String,
+    pub cards: Vec<CardDef>,
+    pub para: ParaId,
+}
+
+/// One card of a deck.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CardDef {
+    /// The card's code (index into `symbols`).
+    pub sym: u16,
+    /// Per `Program::card_attrs`: the card's value (0 / false when it gives none).
+    pub values: Vec<i64>,
+    /// The procedure `(Side)` run when the card is played.
+    pub event: Option<FnId>,
+    /// The card's own paragraph (its anchor, else the deck's).
+    pub para: ParaId,
+}
+
+/// A hand: one list of values per side.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HandDef {
+    pub name: String,
+    pub para: ParaId,
+}
+
+/// A rating hidden from the other sides: in side S's view, reading it of a unit of
+/// another side calls `shown(unit)` instead.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HiddenRating {
+    pub rating: u16,
+    pub shown: FnId,
+    pub para: ParaId,
+}
+
+/// Units' types hidden from the other sides: in side S's view, the type (and the
+/// classes) of a unit of another side is `shown(unit)`'s.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HiddenType {
+    pub shown: FnId,
+    pub para: ParaId,
+}
+
+impl Program {
+    /// The deck and position of a card code, if it is one.
+    pub fn card(&self, sym: u16) -> Option<(usize, usize)> {
+        self.decks
+            .iter()
+            .enumerate()
+            .find_map(|(d, deck)| deck.cards.iter().position(|c| c.sym == sym).map(|i| (d, i)))
+    }
+    /// Does anything hide information from the other sides (agents' views)?
+    pub fn has_views(&self) -> bool {
+        !self.hidden.is_empty() || !self.hidden_ratings.is_empty() || self.hidden_type.is_some()
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -35,6 +35,8 @@ pub struct UnitState {
     pub facing: u8,
     /// Current face (formation) among the unit type's declared faces (0: the first).
     pub face: u8,
+    /// The side that owns the unit now (the counter's side until a `transfer`).
+    pub side: u8,
 }
 
 /// The whole state of a game in progress.
@@ -54,6 +56,12 @@ pub struct State {
     pub exited: Vec<i64>,
     /// Contents of each cup, in the order put in.
     pub cups: Vec<Vec<crate::value::Value>>,
+    /// Each deck's cards left to draw (card codes), in declared order at the start.
+    pub decks: Vec<Vec<crate::value::Value>>,
+    /// Each deck's discard pile, in the order discarded.
+    pub discards: Vec<Vec<crate::value::Value>>,
+    /// Each hand of each side: `hands[hand * sides + side]`.
+    pub hands: Vec<Vec<crate::value::Value>>,
 }
 
 impl State {
@@ -71,9 +79,13 @@ impl State {
                 entry_hex: OFF_MAP,
                 facing: 0,
                 face: 0,
+                side: 0,
             };
             program.counters.len()
         ];
+        for (u, c) in units.iter_mut().zip(&program.counters) {
+            u.side = c.side;
+        }
         for p in &scenario.placements {
             if let Some(u) = units.get_mut(p.counter as usize) {
                 u.facing = p.facing;
@@ -159,6 +171,13 @@ impl State {
             triggers_fired: vec![false; program.triggers.len()],
             exited: vec![0; program.sides.len()],
             cups: vec![Vec::new(); program.cups.len()],
+            decks: program
+                .decks
+                .iter()
+                .map(|d| d.cards.iter().map(|c| crate::value::Value::Sym(c.sym)).collect())
+                .collect(),
+            discards: vec![Vec::new(); program.decks.len()],
+            hands: vec![Vec::new(); program.hands.len() * program.sides.len()],
         }
     }
 
@@ -172,5 +191,10 @@ impl State {
             + self.triggers_fired.len()
             + self.exited.len() * 8
             + self.cups.iter().map(|c| c.len() * std::mem::size_of::<crate::value::Value>()).sum::<usize>()
+            + [&self.decks, &self.discards, &self.hands]
+                .iter()
+                .flat_map(|v| v.iter())
+                .map(|c| c.len() * std::mem::size_of::<crate::value::Value>())
+                .sum::<usize>()
     }
 }

@@ -138,6 +138,17 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 Op::CupPut { cup, v } => reg_ok(v) && (cup as usize) < p.cups.len(),
                 Op::CupDraw { dst, cup } => reg_ok(dst) && (cup as usize) < p.cups.len(),
                 Op::CupEmpty { cup } => (cup as usize) < p.cups.len(),
+                Op::HandGet { dst, hand, side } => {
+                    reg_ok(dst) && reg_ok(side) && (hand as usize) < p.hands.len()
+                }
+                Op::DrawCard { deck, hand, side } => {
+                    reg_ok(side) && (hand as usize) < p.hands.len() && (deck as usize) < p.decks.len()
+                }
+                Op::CardOut { card, hand, side, .. } => {
+                    reg_ok(card) && reg_ok(side) && (hand as usize) < p.hands.len()
+                }
+                Op::Reshuffle { deck } => (deck as usize) < p.decks.len(),
+                Op::Transfer { u, side } => reg_ok(u) && reg_ok(side),
                 Op::PhaseBegin { name, side } => (name as usize) < p.strings.len() && reg_ok(side),
             };
             if !ok {

@@ -469,7 +469,7 @@ impl<'p> Vm<'p> {
                                 }
                                 self.occ
                                     .get(h as usize)
-                                    .map(|v| v.iter().any(|&u| prog.counters[u as usize].side == s))
+                                    .map(|v| v.iter().any(|&u| self.state.units[u as usize].side == s))
                                     .unwrap_or(false)
                             }
                             _ => return Err(self.located(f, at, bad("OccupiedBy", "a side"))),
@@ -508,6 +508,12 @@ impl<'p> Vm<'p> {
                 }
                 Op::BrClass { u, class, to, when } => {
                     let holds = match r!(u) {
+                        Value::Unit(u) if self.view.is_some() && prog.hidden_type.is_some() => {
+                            match self.hidden_class(u, class) {
+                                Some(v) => v?,
+                                None => prog.unit_has_class(u, self.face_of(u), class),
+                            }
+                        }
                         Value::Unit(u) => prog.unit_has_class(u, self.face_of(u), class),
                         other => {
                             return Err(self.located(
@@ -631,6 +637,12 @@ impl<'p> Vm<'p> {
                 }
                 Op::IsClass { dst, u, class } => {
                     let v = match r!(u) {
+                        Value::Unit(u) if self.view.is_some() && prog.hidden_type.is_some() => {
+                            match self.hidden_class(u, class) {
+                                Some(v) => v?,
+                                None => prog.unit_has_class(u, self.face_of(u), class),
+                            }
+                        }
                         Value::Unit(u) => prog.unit_has_class(u, self.face_of(u), class),
                         other => {
                             return Err(self.located(
@@ -657,7 +669,7 @@ impl<'p> Vm<'p> {
                 }
                 Op::Field { dst, obj, field: Field::Side } => {
                     r!(dst) = match r!(obj) {
-                        Value::Unit(u) => match prog.counters.get(u as usize) {
+                        Value::Unit(u) => match self.state.units.get(u as usize) {
                             Some(c) => Value::Side(c.side),
                             None => Value::Nil,
                         },
@@ -682,7 +694,10 @@ impl<'p> Vm<'p> {
                             if self.rec.active {
                                 self.rec.unit(&self.state, prog, u, &self.board);
                             }
-                            self.unit_value(u, field)
+                            match self.view.and_then(|_| self.hidden_value(u, field)) {
+                                Some(v) => v?,
+                                None => self.unit_value(u, field),
+                            }
                         }
                         Value::Nil => Value::Nil,
                         other => {
@@ -807,7 +822,7 @@ impl<'p> Vm<'p> {
                 (Value::Hex(h), Value::Side(s)) => Value::Bool(
                     self.occ
                         .get(h as usize)
-                        .map(|v| v.iter().any(|&u| self.prog.counters[u as usize].side == s))
+                        .map(|v| v.iter().any(|&u| self.state.units[u as usize].side == s))
                         .unwrap_or(false),
                 ),
                 _ => return None,

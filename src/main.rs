@@ -22,6 +22,7 @@ macro_rules! say {
     }};
 }
 
+mod account;
 mod args;
 mod check;
 mod generate;
@@ -112,6 +113,11 @@ enum Cmd {
     },
     /// Play a scenario headlessly and write the JSON Lines log (or, with --games, a summary).
     Run(run::RunArgs),
+    /// Render a saved run log (JSON Lines) as the game account `run` prints on a terminal.
+    Log {
+        /// A log written by `run --log FILE` or `run --format jsonl`.
+        file: PathBuf,
+    },
     /// Lint a rulebook's prose: numbering, cross-references, dice tables.
     Text {
         /// The rules text (plain UTF-8).
@@ -190,6 +196,7 @@ fn main() -> ExitCode {
             check::cmd_check(&rulebook, text.as_deref(), format, ui, deny == Some(Deny::Warnings))
         }
         Cmd::Run(args) => run::cmd_run(args, ui),
+        Cmd::Log { file } => run::cmd_log(&file),
         Cmd::Text { path, index, style, format } => {
             let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());

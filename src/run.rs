@@ -51,9 +51,70 @@ pub(crate) struct RunArgs {
     /// summed over the games).
     #[arg(long)]
     pub profile: bool,
+    /// Output: text (the game account, or the batch report), jsonl (one game's log as
+    /// JSON Lines) or json (the batch report). Default: text on a terminal; piped, jsonl
+    /// for one game and json with --games.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<RunFormat>,
     /// Do not check the rulebook's invariants (faster; a game that keeps them plays the same).
     #[arg(long)]
     pub no_invariants: bool,
+}
+
+/// What `run` writes on standard output.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq, Debug)]
+pub(crate) enum RunFormat {
+    /// For people: the game account, or the batch report.
+    Text,
+    /// One game's log, one JSON object per line (docs/language.md section 16).
+    Jsonl,
+    /// The batch report (--games) as one JSON document.
+    Json,
+}
+
+/// The format asked for, or the default: text on a terminal, JSON when piped (as cargo
+/// and other tools do).
+fn resolve_format(asked: Option<RunFormat>, many: bool) -> RunFormat {
+    use std::io::IsTerminal;
+    match asked {
+        Some(f) => f,
+        None if std::io::stdout().is_terminal() => RunFormat::Text,
+        None if many => RunFormat::Json,
+        None => RunFormat::Jsonl,
+    }
+}
+
+/// `log FILE.jsonl`: the saved log rendered as the account `run` prints.
+pub(crate) fn cmd_log(file: &Path) -> u8 {
+    // A log is read whole: bounded, as every input is (docs/robustness.md).
+    const MAX_LOG_BYTES: u64 = 256 << 20;
+    if let Ok(meta) = std::fs::metadata(file) {
+        if meta.is_file() && meta.len() > MAX_LOG_BYTES {
+            say!(
+                "error[E0704]: {} is {} bytes; a run log may have at most {MAX_LOG_BYTES} bytes",
+                file.display(),
+                meta.len()
+            );
+            return 2;
+        }
+    }
+    let text = match read_regular_file(file) {
+        Ok(t) => t,
+        Err(e) => {
+            say!("error[E0701]: {e}");
+            return 2;
+        }
+    };
+    match crate::account::render(&text) {
+        Ok(account) => match out(&account) {
+            Ok(()) => 0,
+            Err(code) => code,
+        },
+        Err(bad) => {
+            say!("error[E0705]: {}:{}: not a run log line: {}", file.display(), bad.line, bad.message);
+            2
+        }
+    }
 }
 
 /// One function's profile: calls, instructions inclusive, instructions self.
@@ -81,8 +142,15 @@ pub(crate) fn cmd_run(a: RunArgs, ui: Ui) -> u8 {
                 return 2;
             }
         }
+        if a.format == Some(RunFormat::Jsonl) {
+            say!("error[E0703]: --format jsonl is one game's log; with --games use --log DIR for the logs and text or json for the report");
+            return 2;
+        }
     } else if a.jobs.is_some() {
         say!("error[E0703]: --jobs only applies with --games");
+        return 2;
+    } else if a.format == Some(RunFormat::Json) {
+        say!("error[E0703]: --format json is the report of --games; one game's log is jsonl (or text, the account)");
         return 2;
     }
     let agents = match agent_kinds(&a.agents) {
@@ -161,18 +229,32 @@ fn run_one(prog: &kriegsspiel_runtime::Program, opts: GameOptions, a: &RunArgs, 
         print_profile(rows);
     }
     let text = outcome.log.text();
-    match &a.log {
-        Some(f) => {
-            if let Err(e) = std::fs::write(f, &text) {
-                say!("error[E0702]: cannot write {}: {e}", f.display());
-                return 2;
-            }
+    if let Some(f) = &a.log {
+        if let Err(e) = std::fs::write(f, &text) {
+            say!("error[E0702]: cannot write {}: {e}", f.display());
+            return 2;
         }
-        None => {
-            if let Err(code) = out(&text) {
-                return code;
+    }
+    // With --log FILE the log is in the file; standard output gets the account only when
+    // asked for (--format text). Without it, the format asked or the default.
+    let shown = match (&a.log, a.format) {
+        (Some(_), Some(RunFormat::Text)) => Some(RunFormat::Text),
+        (Some(_), _) => None,
+        (None, f) => Some(resolve_format(f, false)),
+    };
+    let written = match shown {
+        Some(RunFormat::Text) => match crate::account::render(&text) {
+            Ok(account) => out(&account),
+            Err(bad) => {
+                say!("error: the run log cannot be rendered (line {}: {})", bad.line, bad.message);
+                Err(2)
             }
-        }
+        },
+        Some(_) => out(&text),
+        None => Ok(()),
+    };
+    if let Err(code) = written {
+        return code;
     }
     match outcome.result {
         Ok(r) => {

@@ -639,6 +639,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
         }
         let para = self.para;
+        let param_names = self.locals.iter().take(params as usize).map(|l| l.name.clone()).collect();
         Function {
             name: name.to_string(),
             kind,
@@ -648,6 +649,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             paras: self.paras,
             spans: self.spans,
             para,
+            param_names,
         }
     }
 

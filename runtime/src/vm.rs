@@ -106,6 +106,9 @@ pub struct Vm<'p> {
     pub(crate) in_control: bool,
     /// How many chained triggers are firing inside one another's bodies.
     pub(crate) chain_depth: u32,
+    /// The active calls, innermost last: (function, first register of its frame). A
+    /// lookup's log line names the procedure it is in and that procedure's arguments.
+    pub(crate) frames: Vec<(FnId, usize)>,
 }
 
 impl<'p> Vm<'p> {
@@ -168,6 +171,7 @@ impl<'p> Vm<'p> {
             control_now: Vec::new(),
             in_control: false,
             chain_depth: 0,
+            frames: Vec::new(),
         }
         .with_occupancy()
     }
@@ -264,6 +268,7 @@ impl<'p> Vm<'p> {
         self.top = need;
         let mark = self.lists.len();
         self.depth += 1;
+        self.frames.push((f, base));
         let result = if self.profile.is_some() {
             let before = self.instructions();
             self.prof_children.push(0);
@@ -287,6 +292,7 @@ impl<'p> Vm<'p> {
             self.run(f, base)
         };
         self.depth -= 1;
+        self.frames.pop();
         self.top = base;
         // Free lists made by this call, keeping a returned list alive.
         match result {

@@ -24,6 +24,7 @@ macro_rules! say {
 
 mod account;
 mod args;
+mod balance;
 mod check;
 mod generate;
 mod report;

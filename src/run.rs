@@ -56,6 +56,9 @@ pub(crate) struct RunArgs {
     /// for one game and json with --games.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<RunFormat>,
+    /// With --games: also write the report as a self-contained HTML page with SVG plots.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Do not check the rulebook's invariants (faster; a game that keeps them plays the same).
     #[arg(long)]
     pub no_invariants: bool,
@@ -148,6 +151,9 @@ pub(crate) fn cmd_run(a: RunArgs, ui: Ui) -> u8 {
         }
     } else if a.jobs.is_some() {
         say!("error[E0703]: --jobs only applies with --games");
+        return 2;
+    } else if a.html.is_some() {
+        say!("error[E0703]: --html (the batch report as a page) only applies with --games");
         return 2;
     } else if a.format == Some(RunFormat::Json) {
         say!("error[E0703]: --format json is the report of --games; one game's log is jsonl (or text, the account)");
@@ -292,6 +298,8 @@ struct GameRecord {
     outcome: Result<GameOutcome, String>,
     /// A log that could not be written to the `--log` directory.
     write_error: Option<String>,
+    /// Wall-clock seconds the game took.
+    seconds: f64,
 }
 
 fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &RunArgs, ui: Ui) -> u8 {
@@ -330,28 +338,27 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
             .into_par_iter()
             .map(|i| {
                 let seed = base.seed + i;
-                let opts = GameOptions { seed, log: log_dir.is_some(), ..base.clone() };
+                let opts = GameOptions { seed, log: log_dir.is_some(), rules_fired: true, ..base.clone() };
+                let t0 = std::time::Instant::now();
                 let outcome = play(prog, &opts);
+                let seconds = t0.elapsed().as_secs_f64();
                 let write_error = match (&outcome, log_dir) {
                     (Ok(o), Some(dir)) => write_game_log(dir, seed, o).err(),
                     _ => None,
                 };
                 bar.inc(1);
-                GameRecord { seed, outcome, write_error }
+                GameRecord { seed, outcome, write_error, seconds }
             })
             .collect()
     });
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
 
-    let mut wins: BTreeMap<String, u64> = BTreeMap::new();
     let mut errors = 0u64;
     // Broken invariants (R0015) by invariant name; they count among the errors too.
     let mut violations: BTreeMap<String, u64> = BTreeMap::new();
-    let mut turns = 0i64;
-    let mut instructions = 0u64;
-    let mut decisions = 0u64;
     let mut profile: BTreeMap<String, ProfileRow> = BTreeMap::new();
+    let mut outcomes = Vec::with_capacity(records.len());
     for r in records {
         let o = match r.outcome {
             Ok(o) => o,
@@ -364,43 +371,53 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
             say!("error[E0702]: {e}");
             return 2;
         }
-        instructions += o.stats.instructions;
-        decisions += o.stats.decisions;
-        for (name, calls, inclusive, own) in o.profile {
-            let row = profile.entry(name).or_default();
+        for (name, calls, inclusive, own) in &o.profile {
+            let row = profile.entry(name.clone()).or_default();
             row.0 += calls;
             row.1 += inclusive;
             row.2 += own;
         }
-        match o.result {
-            Ok(res) => {
-                *wins.entry(res.winner.unwrap_or_else(|| "draw".into())).or_default() += 1;
-                turns += res.turn;
+        if let Err(e) = &o.result {
+            errors += 1;
+            if e.code == "R0015" {
+                *violations.entry(e.function.clone()).or_default() += 1;
             }
-            Err(e) => {
-                errors += 1;
-                if e.code == "R0015" {
-                    *violations.entry(e.function.clone()).or_default() += 1;
-                }
-                say!("seed {}: {e}", r.seed);
-            }
+            say!("seed {}: {e}", r.seed);
         }
+        outcomes.push((o, r.seconds));
     }
     if a.profile {
         print_profile(profile.into_iter().collect());
     }
-    let summary = serde_json::json!({
-        "games": n,
-        "results": wins,
-        "errors": errors,
-        "invariants": if !a.no_invariants { serde_json::json!({ "checked": prog.invariants.len(), "violations": violations }) } else { serde_json::json!("not checked") },
-        "average_turns": if n > errors { turns as f64 / (n - errors) as f64 } else { 0.0 },
-        "seconds": secs,
-        "threads": pool.current_num_threads(),
-        "instructions_per_game": instructions / n.max(1),
-        "decisions_per_game": decisions / n.max(1),
-    });
-    if let Err(code) = out(&format!("{summary}\n")) {
+    let invariants = if !a.no_invariants {
+        serde_json::json!({ "checked": prog.invariants.len(), "violations": violations })
+    } else {
+        serde_json::json!("not checked")
+    };
+    let played: Vec<crate::balance::Played> =
+        outcomes.iter().map(|(o, secs)| crate::balance::Played { outcome: o, seconds: *secs }).collect();
+    let report = crate::balance::report(
+        prog,
+        &base.scenario,
+        base.seed,
+        n,
+        &played,
+        errors,
+        invariants,
+        secs,
+        pool.current_num_threads(),
+    );
+    if let Some(file) = &a.html {
+        if let Err(e) = std::fs::write(file, crate::balance::html(&report)) {
+            say!("error[E0702]: cannot write {}: {e}", file.display());
+            return 2;
+        }
+    }
+    let text = match resolve_format(a.format, true) {
+        RunFormat::Text => crate::balance::text(&report),
+        _ => format!("{report}\n"),
+    };
+    if let Err(code) = out(&text) {
         return code;
     }
     if errors > 0 {

@@ -9,7 +9,7 @@ use crate::dice::Dice;
 use crate::error::{GameResult, RuntimeError};
 use crate::log::Log;
 use crate::op::{Field, Op, Reg, NO_REG};
-use crate::program::{FnId, Program};
+use crate::program::{FnId, ParaId, Program};
 use crate::state::State;
 use crate::value::Value;
 
@@ -109,6 +109,25 @@ pub struct Vm<'p> {
     /// The active calls, innermost last: (function, first register of its frame). A
     /// lookup's log line names the procedure it is in and that procedure's arguments.
     pub(crate) frames: Vec<(FnId, usize)>,
+    /// With `GameOptions::rules_fired`: per paragraph, the calls in which its code ran.
+    pub(crate) fired: Option<Fired>,
+}
+
+/// Rules fired: per paragraph, in how many calls of rulebook code (a procedure, `fn`,
+/// modifier set or trigger running once) its instructions ran.
+#[derive(Default)]
+pub(crate) struct Fired {
+    pub(crate) counts: Vec<u64>,
+    /// The last call that counted each paragraph.
+    stamps: Vec<u64>,
+    /// Calls so far (the id of the latest).
+    calls: u64,
+}
+
+impl Fired {
+    pub(crate) fn new(paragraphs: usize) -> Fired {
+        Fired { counts: vec![0; paragraphs], stamps: vec![0; paragraphs], calls: 0 }
+    }
 }
 
 impl<'p> Vm<'p> {
@@ -172,6 +191,7 @@ impl<'p> Vm<'p> {
             in_control: false,
             chain_depth: 0,
             frames: Vec::new(),
+            fired: None,
         }
         .with_occupancy()
     }
@@ -361,6 +381,15 @@ impl<'p> Vm<'p> {
         let func = &prog.functions[f as usize];
         let code = &func.code[..];
         let mut pc = 0usize;
+        // Rules fired: this call's id and the paragraph of its last instruction run.
+        let call_id = match self.fired.as_mut() {
+            Some(fd) => {
+                fd.calls += 1;
+                fd.calls
+            }
+            None => 0,
+        };
+        let mut last_para = ParaId::MAX;
         macro_rules! r {
             ($x:expr) => {
                 self.regs[base + $x as usize]
@@ -371,6 +400,18 @@ impl<'p> Vm<'p> {
                 return Ok(Value::Nil);
             };
             let at = pc;
+            if let Some(fd) = self.fired.as_mut() {
+                let p = func.paras.get(at).copied().unwrap_or(func.para);
+                if p != last_para {
+                    last_para = p;
+                    if let Some(stamp) = fd.stamps.get_mut(p as usize) {
+                        if *stamp != call_id {
+                            *stamp = call_id;
+                            fd.counts[p as usize] += 1;
+                        }
+                    }
+                }
+            }
             macro_rules! tri {
                 ($e:expr) => {
                     match $e {

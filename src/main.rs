@@ -22,9 +22,12 @@ macro_rules! say {
     }};
 }
 
+mod account;
 mod args;
+mod balance;
 mod check;
 mod generate;
+mod odds;
 mod report;
 mod run;
 mod view;
@@ -113,6 +116,25 @@ enum Cmd {
     },
     /// Play a scenario headlessly and write the JSON Lines log (or, with --games, a summary).
     Run(run::RunArgs),
+    /// Render a saved run log (JSON Lines) as the game account `run` prints on a terminal.
+    Log {
+        /// A log written by `run --log FILE` or `run --format jsonl`.
+        file: PathBuf,
+    },
+    /// The exact odds of a die-roll table: every result's probability in every column, as
+    /// fractions, by enumerating the table's dice.
+    Odds {
+        /// A rulebook directory (all its .ks files) or a single .ks file.
+        rulebook: PathBuf,
+        /// The table's name, e.g. CRT.
+        table: String,
+        /// A modifier added to the roll before the row is read (the table's clamps apply).
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_name = "N")]
+        drm: i64,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
     /// Lint a rulebook's prose: numbering, cross-references, dice tables.
     Text {
         /// The rules text (plain UTF-8).
@@ -191,6 +213,8 @@ fn main() -> ExitCode {
             check::cmd_check(&rulebook, text.as_deref(), format, ui, deny == Some(Deny::Warnings))
         }
         Cmd::Run(args) => run::cmd_run(args, ui),
+        Cmd::Log { file } => run::cmd_log(&file),
+        Cmd::Odds { rulebook, table, drm, format } => odds::cmd_odds(&rulebook, &table, drm, format, ui),
         Cmd::Text { path, index, style, format } => {
             let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -51,6 +51,14 @@ pub(crate) struct RunArgs {
     /// summed over the games).
     #[arg(long)]
     pub profile: bool,
+    /// Output: text (the game account, or the batch report), jsonl (one game's log as
+    /// JSON Lines) or json (the batch report). Default: text on a terminal; piped, jsonl
+    /// for one game and json with --games.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<RunFormat>,
+    /// With --games: also write the report as a self-contained HTML page with SVG plots.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Do not check the rulebook's invariants (faster; a game that keeps them plays the same).
     #[arg(long)]
     pub no_invariants: bool,
@@ -58,6 +66,62 @@ pub(crate) struct RunArgs {
     /// choices before their reveal taken out (the full log is the referee's record).
     #[arg(long, value_name = "SIDE")]
     pub view: Option<String>,
+}
+
+/// What `run` writes on standard output.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq, Debug)]
+pub(crate) enum RunFormat {
+    /// For people: the game account, or the batch report.
+    Text,
+    /// One game's log, one JSON object per line (docs/language.md section 16).
+    Jsonl,
+    /// The batch report (--games) as one JSON document.
+    Json,
+}
+
+/// The format asked for, or the default: text on a terminal, JSON when piped (as cargo
+/// and other tools do).
+fn resolve_format(asked: Option<RunFormat>, many: bool) -> RunFormat {
+    use std::io::IsTerminal;
+    match asked {
+        Some(f) => f,
+        None if std::io::stdout().is_terminal() => RunFormat::Text,
+        None if many => RunFormat::Json,
+        None => RunFormat::Jsonl,
+    }
+}
+
+/// `log FILE.jsonl`: the saved log rendered as the account `run` prints.
+pub(crate) fn cmd_log(file: &Path) -> u8 {
+    // A log is read whole: bounded, as every input is (docs/robustness.md).
+    const MAX_LOG_BYTES: u64 = 256 << 20;
+    if let Ok(meta) = std::fs::metadata(file) {
+        if meta.is_file() && meta.len() > MAX_LOG_BYTES {
+            say!(
+                "error[E0704]: {} is {} bytes; a run log may have at most {MAX_LOG_BYTES} bytes",
+                file.display(),
+                meta.len()
+            );
+            return 2;
+        }
+    }
+    let text = match read_regular_file(file) {
+        Ok(t) => t,
+        Err(e) => {
+            say!("error[E0701]: {e}");
+            return 2;
+        }
+    };
+    match crate::account::render(&text) {
+        Ok(account) => match out(&account) {
+            Ok(()) => 0,
+            Err(code) => code,
+        },
+        Err(bad) => {
+            say!("error[E0705]: {}:{}: not a run log line: {}", file.display(), bad.line, bad.message);
+            2
+        }
+    }
 }
 
 /// One function's profile: calls, instructions inclusive, instructions self.
@@ -85,8 +149,18 @@ pub(crate) fn cmd_run(a: RunArgs, ui: Ui) -> u8 {
                 return 2;
             }
         }
+        if a.format == Some(RunFormat::Jsonl) {
+            say!("error[E0703]: --format jsonl is one game's log; with --games use --log DIR for the logs and text or json for the report");
+            return 2;
+        }
     } else if a.jobs.is_some() {
         say!("error[E0703]: --jobs only applies with --games");
+        return 2;
+    } else if a.html.is_some() {
+        say!("error[E0703]: --html (the batch report as a page) only applies with --games");
+        return 2;
+    } else if a.format == Some(RunFormat::Json) {
+        say!("error[E0703]: --format json is the report of --games; one game's log is jsonl (or text, the account)");
         return 2;
     }
     let agents = match agent_kinds(&a.agents) {
@@ -168,19 +242,34 @@ fn run_one(prog: &kriegsspiel_runtime::Program, opts: GameOptions, a: &RunArgs, 
         let rows = outcome.profile.iter().map(|(n, c, i, s)| (n.clone(), (*c, *i, *s))).collect();
         print_profile(rows);
     }
+    // The log as the viewing side saw it (--view), else the referee's full record.
     let text = crate::view::text(prog, a.view.as_deref(), &outcome.log);
-    match &a.log {
-        Some(f) => {
-            if let Err(e) = std::fs::write(f, &text) {
-                say!("error[E0702]: cannot write {}: {e}", f.display());
-                return 2;
-            }
+    if let Some(f) = &a.log {
+        if let Err(e) = std::fs::write(f, &text) {
+            say!("error[E0702]: cannot write {}: {e}", f.display());
+            return 2;
         }
-        None => {
-            if let Err(code) = out(&text) {
-                return code;
+    }
+    // With --log FILE the log is in the file; standard output gets the account only when
+    // asked for (--format text). Without it, the format asked or the default.
+    let shown = match (&a.log, a.format) {
+        (Some(_), Some(RunFormat::Text)) => Some(RunFormat::Text),
+        (Some(_), _) => None,
+        (None, f) => Some(resolve_format(f, false)),
+    };
+    let written = match shown {
+        Some(RunFormat::Text) => match crate::account::render(&text) {
+            Ok(account) => out(&account),
+            Err(bad) => {
+                say!("error: the run log cannot be rendered (line {}: {})", bad.line, bad.message);
+                Err(2)
             }
-        }
+        },
+        Some(_) => out(&text),
+        None => Ok(()),
+    };
+    if let Err(code) = written {
+        return code;
     }
     match outcome.result {
         Ok(r) => {
@@ -218,6 +307,8 @@ struct GameRecord {
     outcome: Result<GameOutcome, String>,
     /// A log that could not be written to the `--log` directory.
     write_error: Option<String>,
+    /// Wall-clock seconds the game took.
+    seconds: f64,
 }
 
 fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &RunArgs, ui: Ui) -> u8 {
@@ -256,28 +347,27 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
             .into_par_iter()
             .map(|i| {
                 let seed = base.seed + i;
-                let opts = GameOptions { seed, log: log_dir.is_some(), ..base.clone() };
+                let opts = GameOptions { seed, log: log_dir.is_some(), rules_fired: true, ..base.clone() };
+                let t0 = std::time::Instant::now();
                 let outcome = play(prog, &opts);
+                let seconds = t0.elapsed().as_secs_f64();
                 let write_error = match (&outcome, log_dir) {
                     (Ok(o), Some(dir)) => write_game_log(dir, seed, o, prog, a.view.as_deref()).err(),
                     _ => None,
                 };
                 bar.inc(1);
-                GameRecord { seed, outcome, write_error }
+                GameRecord { seed, outcome, write_error, seconds }
             })
             .collect()
     });
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
 
-    let mut wins: BTreeMap<String, u64> = BTreeMap::new();
     let mut errors = 0u64;
     // Broken invariants (R0015) by invariant name; they count among the errors too.
     let mut violations: BTreeMap<String, u64> = BTreeMap::new();
-    let mut turns = 0i64;
-    let mut instructions = 0u64;
-    let mut decisions = 0u64;
     let mut profile: BTreeMap<String, ProfileRow> = BTreeMap::new();
+    let mut outcomes = Vec::with_capacity(records.len());
     for r in records {
         let o = match r.outcome {
             Ok(o) => o,
@@ -290,43 +380,53 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
             say!("error[E0702]: {e}");
             return 2;
         }
-        instructions += o.stats.instructions;
-        decisions += o.stats.decisions;
-        for (name, calls, inclusive, own) in o.profile {
-            let row = profile.entry(name).or_default();
+        for (name, calls, inclusive, own) in &o.profile {
+            let row = profile.entry(name.clone()).or_default();
             row.0 += calls;
             row.1 += inclusive;
             row.2 += own;
         }
-        match o.result {
-            Ok(res) => {
-                *wins.entry(res.winner.unwrap_or_else(|| "draw".into())).or_default() += 1;
-                turns += res.turn;
+        if let Err(e) = &o.result {
+            errors += 1;
+            if e.code == "R0015" {
+                *violations.entry(e.function.clone()).or_default() += 1;
             }
-            Err(e) => {
-                errors += 1;
-                if e.code == "R0015" {
-                    *violations.entry(e.function.clone()).or_default() += 1;
-                }
-                say!("seed {}: {e}", r.seed);
-            }
+            say!("seed {}: {e}", r.seed);
         }
+        outcomes.push((o, r.seconds));
     }
     if a.profile {
         print_profile(profile.into_iter().collect());
     }
-    let summary = serde_json::json!({
-        "games": n,
-        "results": wins,
-        "errors": errors,
-        "invariants": if !a.no_invariants { serde_json::json!({ "checked": prog.invariants.len(), "violations": violations }) } else { serde_json::json!("not checked") },
-        "average_turns": if n > errors { turns as f64 / (n - errors) as f64 } else { 0.0 },
-        "seconds": secs,
-        "threads": pool.current_num_threads(),
-        "instructions_per_game": instructions / n.max(1),
-        "decisions_per_game": decisions / n.max(1),
-    });
-    if let Err(code) = out(&format!("{summary}\n")) {
+    let invariants = if !a.no_invariants {
+        serde_json::json!({ "checked": prog.invariants.len(), "violations": violations })
+    } else {
+        serde_json::json!("not checked")
+    };
+    let played: Vec<crate::balance::Played> =
+        outcomes.iter().map(|(o, secs)| crate::balance::Played { outcome: o, seconds: *secs }).collect();
+    let report = crate::balance::report(
+        prog,
+        &base.scenario,
+        base.seed,
+        n,
+        &played,
+        errors,
+        invariants,
+        secs,
+        pool.current_num_threads(),
+    );
+    if let Some(file) = &a.html {
+        if let Err(e) = std::fs::write(file, crate::balance::html(&report)) {
+            say!("error[E0702]: cannot write {}: {e}", file.display());
+            return 2;
+        }
+    }
+    let text = match resolve_format(a.format, true) {
+        RunFormat::Text => crate::balance::text(&report),
+        _ => format!("{report}\n"),
+    };
+    if let Err(code) = out(&text) {
         return code;
     }
     if errors > 0 {

@@ -641,6 +641,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
         }
         let para = self.para;
+        let param_names = self.locals.iter().take(params as usize).map(|l| l.name.clone()).collect();
         Function {
             name: name.to_string(),
             kind,
@@ -650,6 +651,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             paras: self.paras,
             spans: self.spans,
             para,
+            param_names,
         }
     }
 

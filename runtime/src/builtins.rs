@@ -414,9 +414,30 @@ impl<'p> Vm<'p> {
                 "row": roll,
                 "result": self.label(cell),
             });
+            let mut fields = fields;
+            if let (Some(o), Some(caller)) = (fields.as_object_mut(), self.caller_args()) {
+                o.insert("in".into(), caller.0);
+                o.insert("args".into(), caller.1);
+            }
             self.log.event("lookup", fields);
         }
         Ok(cell)
+    }
+
+    /// The innermost call's function name and its named arguments as labels (for the
+    /// lookup's log line: who attacks whom); None for a function without parameter names.
+    fn caller_args(&self) -> Option<(serde_json::Value, serde_json::Value)> {
+        let &(f, base) = self.frames.last()?;
+        let func = self.prog.functions.get(f as usize)?;
+        if func.param_names.is_empty() {
+            return None;
+        }
+        let mut args = serde_json::Map::new();
+        for (i, name) in func.param_names.iter().enumerate() {
+            let v = self.regs.get(base + i).copied().unwrap_or(Value::Nil);
+            args.insert(name.clone(), self.label(v));
+        }
+        Some((json!(func.name), serde_json::Value::Object(args)))
     }
 
     /// Is hex `h` in a zone of control exerted by an enemy of `side`?

@@ -54,6 +54,8 @@ pub struct GameOptions {
     /// Check the rulebook's invariants (a broken one stops the game with R0015).
     /// Checking never changes a game that keeps them.
     pub invariants: bool,
+    /// Count how often each paragraph's code runs (`GameOutcome::fired`).
+    pub rules_fired: bool,
 }
 
 impl Default for GameOptions {
@@ -69,6 +71,7 @@ impl Default for GameOptions {
             budget: 200_000_000,
             profile: false,
             invariants: true,
+            rules_fired: false,
         }
     }
 }
@@ -80,6 +83,10 @@ pub struct GameOutcome {
     /// With `GameOptions::profile`: (function name, calls, instructions inclusive,
     /// instructions self), most expensive (self) first.
     pub profile: Vec<(String, u64, u64, u64)>,
+    /// With `GameOptions::rules_fired`: per paragraph (indexed as `Program::paragraphs`),
+    /// in how many calls of rulebook code (a procedure, `fn`, modifier set or trigger
+    /// running once) instructions anchored to it ran. Empty without the option.
+    pub fired: Vec<u64>,
     pub log: Log,
     pub stats: Stats,
     pub final_state: State,
@@ -235,6 +242,9 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
     if opts.profile {
         vm.profile = Some(Vec::new());
     }
+    if opts.rules_fired {
+        vm.fired = Some(crate::vm::Fired::new(prog.paragraphs.len()));
+    }
     let run = vm.init_control().and_then(|_| vm.call(sequence, &[]));
     let result = match run {
         Ok(_) => Err(RuntimeError::new(
@@ -287,7 +297,8 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
         .map(|(i, e)| (prog.functions.get(i).map(|f| f.name.clone()).unwrap_or_default(), e.0, e.1, e.2))
         .collect();
     profile.sort_by(|a, b| b.3.cmp(&a.3).then(a.0.cmp(&b.0)));
-    Ok(GameOutcome { result, stats, final_state: vm.state, log: vm.log, profile })
+    let fired = vm.fired.take().map(|f| f.counts).unwrap_or_default();
+    Ok(GameOutcome { result, stats, final_state: vm.state, log: vm.log, profile, fired })
 }
 
 /// Run an example: place units, force dice, call procedures in order, evaluate expectations.

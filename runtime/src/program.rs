@@ -293,6 +293,10 @@ pub struct Function {
     /// Source location of each instruction as `(file, start, end)` for error messages.
     pub spans: Vec<(u32, u32, u32)>,
     pub para: ParaId,
+    /// Names of the parameters, in order (for the log: a lookup names the procedure's
+    /// arguments). Empty for code compiled without them.
+    #[serde(default)]
+    pub param_names: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

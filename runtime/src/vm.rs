@@ -9,7 +9,7 @@ use crate::dice::Dice;
 use crate::error::{GameResult, RuntimeError};
 use crate::log::Log;
 use crate::op::{Field, Op, Reg, NO_REG};
-use crate::program::{FnId, Program};
+use crate::program::{FnId, ParaId, Program};
 use crate::state::State;
 use crate::value::Value;
 
@@ -106,6 +106,28 @@ pub struct Vm<'p> {
     pub(crate) in_control: bool,
     /// How many chained triggers are firing inside one another's bodies.
     pub(crate) chain_depth: u32,
+    /// The active calls, innermost last: (function, first register of its frame). A
+    /// lookup's log line names the procedure it is in and that procedure's arguments.
+    pub(crate) frames: Vec<(FnId, usize)>,
+    /// With `GameOptions::rules_fired`: per paragraph, the calls in which its code ran.
+    pub(crate) fired: Option<Fired>,
+}
+
+/// Rules fired: per paragraph, in how many calls of rulebook code (a procedure, `fn`,
+/// modifier set or trigger running once) its instructions ran.
+#[derive(Default)]
+pub(crate) struct Fired {
+    pub(crate) counts: Vec<u64>,
+    /// The last call that counted each paragraph.
+    stamps: Vec<u64>,
+    /// Calls so far (the id of the latest).
+    calls: u64,
+}
+
+impl Fired {
+    pub(crate) fn new(paragraphs: usize) -> Fired {
+        Fired { counts: vec![0; paragraphs], stamps: vec![0; paragraphs], calls: 0 }
+    }
 }
 
 impl<'p> Vm<'p> {
@@ -168,6 +190,8 @@ impl<'p> Vm<'p> {
             control_now: Vec::new(),
             in_control: false,
             chain_depth: 0,
+            frames: Vec::new(),
+            fired: None,
         }
         .with_occupancy()
     }
@@ -264,6 +288,7 @@ impl<'p> Vm<'p> {
         self.top = need;
         let mark = self.lists.len();
         self.depth += 1;
+        self.frames.push((f, base));
         let result = if self.profile.is_some() {
             let before = self.instructions();
             self.prof_children.push(0);
@@ -287,6 +312,7 @@ impl<'p> Vm<'p> {
             self.run(f, base)
         };
         self.depth -= 1;
+        self.frames.pop();
         self.top = base;
         // Free lists made by this call, keeping a returned list alive.
         match result {
@@ -355,6 +381,15 @@ impl<'p> Vm<'p> {
         let func = &prog.functions[f as usize];
         let code = &func.code[..];
         let mut pc = 0usize;
+        // Rules fired: this call's id and the paragraph of its last instruction run.
+        let call_id = match self.fired.as_mut() {
+            Some(fd) => {
+                fd.calls += 1;
+                fd.calls
+            }
+            None => 0,
+        };
+        let mut last_para = ParaId::MAX;
         macro_rules! r {
             ($x:expr) => {
                 self.regs[base + $x as usize]
@@ -365,6 +400,18 @@ impl<'p> Vm<'p> {
                 return Ok(Value::Nil);
             };
             let at = pc;
+            if let Some(fd) = self.fired.as_mut() {
+                let p = func.paras.get(at).copied().unwrap_or(func.para);
+                if p != last_para {
+                    last_para = p;
+                    if let Some(stamp) = fd.stamps.get_mut(p as usize) {
+                        if *stamp != call_id {
+                            *stamp = call_id;
+                            fd.counts[p as usize] += 1;
+                        }
+                    }
+                }
+            }
             macro_rules! tri {
                 ($e:expr) => {
                     match $e {

@@ -1,7 +1,8 @@
-//! Torgau (issue 13), the first slice: the contents and the paragraph ledger against the
-//! text, the worked examples, the historical battle played to a Rule 6 / Rule 22 result
-//! with random and heuristic agents, the same seed giving the same log, arrival points as
-//! Rule 19 allows them, and the Prussian written plans hidden from the Austrian agent.
+//! Torgau (issue 13): the contents and the paragraph ledger against the text, the worked
+//! examples, the historical battle played to a Rule 6 / Rule 22 result with random and
+//! heuristic agents (with melee and charges), the same seed giving the same log, arrival
+//! points as Rule 19 allows them, and the Prussian written plans hidden from the Austrian
+//! agent.
 
 use kriegsspiel_compiler::{compile, load, Compilation};
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
@@ -59,11 +60,12 @@ fn torgau_checks_clean_with_honest_counts() {
         r.waived.iter().map(|w| w.0.as_str()).collect::<Vec<_>>(),
         ["Rule 1", "Rule 2", "Rule 3", "Rule 4"]
     );
-    // March order, the back-to-back line and melee are missing, each with its reason in
-    // NOTES.md; nothing else is. Rule 8 (facing), Rule 9 (formations), Rule 15 (dragoons) are in.
-    assert_eq!(r.missing, ["Rule 12", "Rule 14", "Rule 16", "Rule 23", "Rule 24"]);
-    assert_eq!(r.encoded.len(), 15);
-    for p in ["Rule 8", "Rule 9", "Rule 15"] {
+    // March order, the back-to-back line and the cavalry zone of control are missing, each
+    // with its reason in NOTES.md; nothing else is. Rule 8 (facing), Rule 9 (formations),
+    // Rule 12 (melee), Rule 15 (dragoons) and Rule 16 (lancers) are in.
+    assert_eq!(r.missing, ["Rule 14", "Rule 23", "Rule 24"]);
+    assert_eq!(r.encoded.len(), 17);
+    for p in ["Rule 8", "Rule 9", "Rule 12", "Rule 15", "Rule 16"] {
         assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
     }
     for p in ["Rule 6", "Rule 19", "Rule 20", "Rule 21", "Rule 22", "Rule 13", "Rule 17", "Rule 18"] {
@@ -237,7 +239,7 @@ fn torgau_text_coverage_matches_the_contents() {
     let r = kriegsspiel_text::coverage(&text, None, &encoded).expect("coverage");
     assert_eq!(r.style, "rule-lettered");
     assert_eq!(r.total, 24);
-    assert_eq!((r.encoded.len(), r.waived.len(), r.neither.len()), (15, 4, 5));
+    assert_eq!((r.encoded.len(), r.waived.len(), r.neither.len()), (17, 4, 3));
     assert!(r.absent.is_empty() && r.unparsed.is_empty(), "{:?} {:?}", r.absent, r.unparsed);
     assert!(r.title_mismatches.is_empty(), "{:?}", r.title_mismatches);
     assert!(!r.has_errors());
@@ -255,6 +257,8 @@ fn torgau_battle_plays_to_a_result() {
     ];
     let mut fires = 0;
     let mut arrivals = 0;
+    let mut melees = 0;
+    let mut charges = 0;
     for seed in 1..=3 {
         for (p, a) in kinds.iter().cloned() {
             let out = play(prog, &options(seed, p, a)).expect("plays");
@@ -266,9 +270,13 @@ fn torgau_battle_plays_to_a_result() {
             assert!(last["turn"].as_i64().expect("turn") >= 37, "{last}");
             fires += out.log.lines.iter().filter(|l| l.contains(r#""table":"FireTable""#)).count();
             arrivals += out.log.lines.iter().filter(|l| l.contains("arrives at entry point")).count();
+            melees += out.log.lines.iter().filter(|l| l.contains(r#""table":"MeleeTable""#)).count();
+            charges += out.log.lines.iter().filter(|l| l.contains(" charges into ")).count();
         }
     }
     assert!(fires > 0, "units fire");
+    // Rule 12, Rule 7 G: units enter the enemy's hexes and melee; cavalry charges.
+    assert!(melees > 0 && charges > 0, "melees {melees}, charges {charges}");
     assert!(arrivals >= 12 * 3, "most corps arrive ({arrivals})");
 }
 

@@ -53,7 +53,8 @@ fn sok_checks_clean_and_runs_its_examples() {
     }
     // Control's alterations (4.113: 4.18 Permanent Allies, 4.36 Violations), Conquest and
     // Cession (4.2x) with their examples.
-    for p in ["4.113", "4.171", "4.172", "4.18", "4.36", "4.352", "4.224", "4.226", "4.241", "4.244", "4.246"] {
+    for p in ["4.113", "4.171", "4.172", "4.18", "4.36", "4.352", "4.224", "4.226", "4.241", "4.244", "4.246"]
+    {
         assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
     }
     // The Diet's business, Depositions and Emperors (4.43-4.44, 4.55x, 4.6x).
@@ -558,7 +559,10 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
                             cessions += 1;
                             let to = rest.split_whitespace().next().expect("side").to_string();
                             let year = 1741 + (v["turn"].as_i64().expect("turn") - 1) / 16;
-                            assert!(ceded_to.insert((to, year)), "{n} players, seed {seed}: second Cession a Year: {m}");
+                            assert!(
+                                ceded_to.insert((to, year)),
+                                "{n} players, seed {seed}: second Cession a Year: {m}"
+                            );
                         }
                         if let Some((captor, rest)) = m.split_once(" captures the Royal of ") {
                             coups += 1;
@@ -577,6 +581,9 @@ fn sok_control_follows_the_markers_and_no_teammate_is_attacked() {
     }
     assert!(moved_between_sides > 0, "no Power's control moved from one Side to another");
     assert!(coups > 0, "no coup in 240 games");
-    assert!(conquests > 0 && cessions > 0 && alliances > 0, "{conquests} Conquests, {cessions} Cessions, {alliances} Permanent Allies");
+    assert!(
+        conquests > 0 && cessions > 0 && alliances > 0,
+        "{conquests} Conquests, {cessions} Cessions, {alliances} Permanent Allies"
+    );
     assert!(elected > 0 && deposed > 0, "{elected} Emperors Elected, {deposed} Deposed");
 }

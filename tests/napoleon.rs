@@ -743,3 +743,85 @@ fn napoleon_two_pursuing_forces() {
     }
     assert!(twice >= 3, "{twice} battles with two Pursuing Forces");
 }
+
+#[test]
+fn napoleon_subordinates_consolidate_and_drop_off() {
+    // S[48.], S[80.]: two Forces that end in one hex are consolidated, one leader taking
+    // the other into his portrait; S[81.]: a Subordinate Leader dropped off during a march
+    // is placed in a hex the Force Leader passed and stays there for the rest of the
+    // Phase; S[82.]: the march's attrition is rolled once, the Forces dropped off with it;
+    // S[80.] item 2, S[78.]: a leader placed on the map in the Command Phase who did not
+    // leave his Force Leader's hex is displaced.
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut takes, mut drops, mut goes_on, mut displaced, mut places) = (0, 0, 0, 0, 0);
+    for seed in 1..=40 {
+        for (f, k) in [(AgentKind::Random, AgentKind::Random), (AgentKind::Heuristic, AgentKind::Heuristic)] {
+            let out = play(prog, &options(seed, f, k)).expect("plays");
+            assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+            let vals: Vec<serde_json::Value> =
+                out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
+            // Leaders in a portrait: no move of theirs until they are placed again.
+            let mut in_portrait: BTreeMap<String, String> = BTreeMap::new();
+            for (i, v) in vals.iter().enumerate() {
+                let msg = v["message"].as_str().unwrap_or_default();
+                if let Some((lead, rest)) = msg.split_once(" takes ") {
+                    let sub = rest.split(" into his portrait").next().expect("sub").to_string();
+                    takes += 1;
+                    in_portrait.insert(sub, lead.to_string());
+                }
+                if v["type"] == "move" {
+                    let u = v["unit"].as_str().expect("unit");
+                    if let Some(lead) = in_portrait.get(u) {
+                        // Placed again: dropped off, placed in the Command Phase, or put in
+                        // his Force Leader's hex to roll for capture (S[33.]).
+                        assert!(v["from"].is_null(), "seed {seed}: {u} moved while in {lead}'s portrait: {v}");
+                        in_portrait.remove(u);
+                    }
+                }
+                if let Some((lead, rest)) = msg.split_once(" drops ") {
+                    drops += 1;
+                    let (sub, hex) = rest.split_once(" off at ").expect("drop");
+                    let hex = hex.split(' ').next().expect("hex");
+                    // Placed in the hex the Force Leader is passing through.
+                    let placed = vals[..i].iter().rev().find(|w| w["type"] == "move" && w["unit"] == sub).expect("placed");
+                    assert_eq!(placed["to"], hex, "seed {seed}");
+                    let at = vals[..i].iter().rev().find(|w| w["type"] == "move" && w["unit"] == lead).expect("lead moved");
+                    assert_eq!(at["to"], hex, "seed {seed}: {lead} is not in the drop-off hex");
+                    // It stays for the rest of the Phase; a march of the Movement Phase rolls
+                    // its attrition once.
+                    let mut attrition = 0;
+                    let mut march_over = false;
+                    for w in &vals[i + 1..] {
+                        if w["type"] == "phase_end" {
+                            break;
+                        }
+                        assert!(w["type"] != "move" || w["unit"] != sub, "seed {seed}: {sub} moved after its drop-off: {w}");
+                        let what = w["what"].as_str().unwrap_or_default();
+                        if what.starts_with("Force to receive a Movement Command")
+                            || what.starts_with("attempt to move by Initiative")
+                        {
+                            march_over = true;
+                        }
+                        if !march_over && w["table"] == "AttritionLoss" {
+                            attrition += 1;
+                        }
+                    }
+                    if v["phase"] == "Movement" {
+                        assert_eq!(attrition, 1, "seed {seed}: {lead}'s march with a drop-off rolls once");
+                    }
+                }
+                if msg.contains(" goes on without the Forces dropped off") {
+                    goes_on += 1;
+                }
+                if msg.contains("displaced (S[80.], S[78.])") {
+                    displaced += 1;
+                }
+                if msg.contains(" on the map (S[81.])") {
+                    places += 1;
+                }
+            }
+        }
+    }
+    assert!(takes >= 20 && drops >= 3 && displaced >= 1 && places >= 3, "{takes} {drops} {goes_on} {displaced} {places}");
+}

@@ -148,7 +148,9 @@ fn napoleon_battle_chits_are_sealed() {
                 // The first battle of the game, attacked by this side, reached in the same
                 // state by both games: the lines before its first chit are the same.
                 let Some(pa) = a.log.lines.iter().position(|l| is_chit(l)) else { continue };
-                if field(&a.log.lines[pa], "by") != attacker_side {
+                // (The first chit decision is the defender's when the attacker had one
+                // chit to play, S[132.]: skipped.)
+                if field(&a.log.lines[pa], "by") != attacker_side || field(&a.log.lines[pa], "side") != attacker_side {
                     continue;
                 }
                 let Some(pb) = b.log.lines.iter().position(|l| is_chit(l)) else { continue };
@@ -789,7 +791,8 @@ fn napoleon_subordinates_consolidate_and_drop_off() {
                     let at = vals[..i].iter().rev().find(|w| w["type"] == "move" && w["unit"] == lead).expect("lead moved");
                     assert_eq!(at["to"], hex, "seed {seed}: {lead} is not in the drop-off hex");
                     // It stays for the rest of the Phase; a march of the Movement Phase rolls
-                    // its attrition once.
+                    // its attrition once, for the whole Force (the lookup of S[118.]'s
+                    // procedure; a stationary Force's is S[137.]'s).
                     let mut attrition = 0;
                     let mut march_over = false;
                     for w in &vals[i + 1..] {
@@ -803,7 +806,7 @@ fn napoleon_subordinates_consolidate_and_drop_off() {
                         {
                             march_over = true;
                         }
-                        if !march_over && w["table"] == "AttritionLoss" {
+                        if !march_over && w["table"] == "AttritionLoss" && w["at"] == "Standard[118.]" {
                             attrition += 1;
                         }
                     }
@@ -824,4 +827,65 @@ fn napoleon_subordinates_consolidate_and_drop_off() {
         }
     }
     assert!(takes >= 20 && drops >= 3 && displaced >= 1 && places >= 3, "{takes} {drops} {goes_on} {displaced} {places}");
+}
+
+#[test]
+fn napoleon_organization_segment() {
+    // S[73.]-S[76.], E[22.]: units change tracks and SPs pass between units only of the same
+    // unit type and nationality (our unit types are both), never above Maximum Strength;
+    // Durutte (E[22.]: of another nationality than Reynier's corps) and Franquemont stay
+    // on their tracks. S[68.]-S[70.], E[24.]: Major Generals are activated with a unit and
+    // deactivated when it is gone. The random players make these changes.
+    let text = std::fs::read_to_string(dir().join("counters.ks")).expect("reads");
+    let mut kind: BTreeMap<String, (String, i64)> = BTreeMap::new();
+    for l in text.lines() {
+        let l = l.trim();
+        let Some(rest) = l.strip_prefix("French \"").or_else(|| l.strip_prefix("Coalition \"")) else { continue };
+        let (name, rest) = rest.split_once('"').expect("name");
+        let ty = rest.split_whitespace().next().expect("type").to_string();
+        let max = rest
+            .split("max_sp: ")
+            .nth(1)
+            .and_then(|m| m.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(0);
+        kind.insert(name.to_string(), (ty, max));
+    }
+    assert_eq!(kind["Durutte"].0, "FrenchInfantry");
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut moved, mut gave, mut activated, mut deactivated) = (0, 0, 0, 0);
+    for seed in 1..=40 {
+        let out = play(prog, &options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let vals: Vec<serde_json::Value> =
+            out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
+        for (i, v) in vals.iter().enumerate() {
+            let msg = v["message"].as_str().unwrap_or_default();
+            if let Some((u, _)) = msg.split_once(" goes to ") {
+                moved += 1;
+                assert!(u != "Durutte" && u != "Franquemont", "seed {seed}: {msg}");
+            }
+            if let Some((a, rest)) = msg.split_once(" gives ") {
+                gave += 1;
+                let b = rest.split_once(" SPs to ").expect("to").1.trim_end_matches(" (S[74.])");
+                assert_eq!(kind[a].0, kind[b].0, "seed {seed}: {msg}");
+                let after = vals[i..]
+                    .iter()
+                    .find(|w| w["type"] == "track" && w["track"] == "sp" && w["of"] == b)
+                    .expect("the receiver's SPs");
+                assert!(after["value"].as_i64().expect("value") <= kind[b].1, "seed {seed}: {msg} {after}");
+            }
+            if let Some((g, rest)) = msg.split_once(" is activated with ") {
+                activated += 1;
+                assert!(g.contains("Major General"), "{msg}");
+                let u = rest.split(" in ").next().expect("unit").split(" on the map").next().expect("unit");
+                assert!(u != "Durutte" && u != "Franquemont", "seed {seed}: {msg}");
+            }
+            if msg.contains(" is deactivated") {
+                deactivated += 1;
+            }
+        }
+    }
+    assert!(moved >= 10 && gave >= 5 && activated >= 10 && deactivated >= 1, "{moved} {gave} {activated} {deactivated}");
 }

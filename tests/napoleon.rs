@@ -835,7 +835,8 @@ fn napoleon_organization_segment() {
     // unit type and nationality (our unit types are both), never above Maximum Strength;
     // Durutte (E[22.]: of another nationality than Reynier's corps) and Franquemont stay
     // on their tracks. S[68.]-S[70.], E[24.]: Major Generals are activated with a unit and
-    // deactivated when it is gone. The random players make these changes.
+    // deactivated when it is gone. S[66.]-S[67.], S[75.]: March Divisions are made of a
+    // unit's SPs and removed when empty. The random players make these changes.
     let text = std::fs::read_to_string(dir().join("counters.ks")).expect("reads");
     let mut kind: BTreeMap<String, (String, i64)> = BTreeMap::new();
     for l in text.lines() {
@@ -854,7 +855,7 @@ fn napoleon_organization_segment() {
     assert_eq!(kind["Durutte"].0, "FrenchInfantry");
     let c = compiled();
     let prog = c.program.as_ref().expect("compiles");
-    let (mut moved, mut gave, mut activated, mut deactivated) = (0, 0, 0, 0);
+    let (mut moved, mut gave, mut activated, mut deactivated, mut made, mut emptied) = (0, 0, 0, 0, 0, 0);
     for seed in 1..=40 {
         let out = play(prog, &options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
         assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
@@ -869,7 +870,8 @@ fn napoleon_organization_segment() {
             if let Some((a, rest)) = msg.split_once(" gives ") {
                 gave += 1;
                 let b = rest.split_once(" SPs to ").expect("to").1.trim_end_matches(" (S[74.])");
-                assert_eq!(kind[a].0, kind[b].0, "seed {seed}: {msg}");
+                // (A March Division counter is of its type and nationality.)
+                assert_eq!(kind[a].0.trim_end_matches("MD"), kind[b].0.trim_end_matches("MD"), "seed {seed}: {msg}");
                 let after = vals[i..]
                     .iter()
                     .find(|w| w["type"] == "track" && w["track"] == "sp" && w["of"] == b)
@@ -885,7 +887,26 @@ fn napoleon_organization_segment() {
             if msg.contains(" is deactivated") {
                 deactivated += 1;
             }
+            // S[66.], S[75.], E[22.]: a March Division of the donor's unit type and
+            // nationality, the donor keeping an SP.
+            if let Some((v, rest)) = msg.split_once(" makes ") {
+                made += 1;
+                let d = rest.split(" of ").next().expect("division");
+                assert_eq!(kind[d].0.trim_end_matches("MD"), kind[v].0, "seed {seed}: {msg}");
+                let after = vals[..i]
+                    .iter()
+                    .rev()
+                    .find(|w| w["type"] == "track" && w["track"] == "sp" && w["of"] == v)
+                    .expect("the donor's SPs");
+                assert!(after["value"].as_i64().expect("value") >= 1, "seed {seed}: {msg}");
+            }
+            if msg.contains(" is empty and removed") {
+                emptied += 1;
+            }
         }
     }
-    assert!(moved >= 10 && gave >= 5 && activated >= 10 && deactivated >= 1, "{moved} {gave} {activated} {deactivated}");
+    assert!(
+        moved >= 10 && gave >= 5 && activated >= 10 && deactivated >= 1 && made >= 5 && emptied >= 1,
+        "{moved} {gave} {activated} {deactivated} {made} {emptied}"
+    );
 }

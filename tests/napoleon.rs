@@ -836,7 +836,8 @@ fn napoleon_organization_segment() {
     // Durutte (E[22.]: of another nationality than Reynier's corps) and Franquemont stay
     // on their tracks. S[68.]-S[70.], E[24.]: Major Generals are activated with a unit and
     // deactivated when it is gone. S[66.]-S[67.], S[75.]: March Divisions are made of a
-    // unit's SPs and removed when empty. The random players make these changes.
+    // unit's SPs and removed when empty. E[33.]: while an army's Supply Source marker is
+    // flipped it issues no Movement Command. The random players make these changes.
     let text = std::fs::read_to_string(dir().join("counters.ks")).expect("reads");
     let mut kind: BTreeMap<String, (String, i64)> = BTreeMap::new();
     for l in text.lines() {
@@ -856,6 +857,7 @@ fn napoleon_organization_segment() {
     let c = compiled();
     let prog = c.program.as_ref().expect("compiles");
     let (mut moved, mut gave, mut activated, mut deactivated, mut made, mut emptied) = (0, 0, 0, 0, 0, 0);
+    let (mut flipped, mut placed) = (0, 0);
     for seed in 1..=40 {
         let out = play(prog, &options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
         assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
@@ -903,10 +905,27 @@ fn napoleon_organization_segment() {
             if msg.contains(" is empty and removed") {
                 emptied += 1;
             }
+            // E[33.]: from the flip to the placing, no Movement Command for that army.
+            if let Some(side) = msg.strip_prefix("the ").and_then(|m| m.split_once(" Supply Source marker is flipped")) {
+                flipped += 1;
+                let side = side.0;
+                for w in &vals[i + 1..] {
+                    let m = w["message"].as_str().unwrap_or_default();
+                    if m.starts_with(&format!("the {side} Supply Source is placed face up")) {
+                        placed += 1;
+                        break;
+                    }
+                    if w["what"].as_str().unwrap_or_default().starts_with("Force to receive a Movement Command") {
+                        assert!(w["by"] != side || w["choice"].is_null(), "seed {seed}: {w}");
+                    }
+                }
+            }
         }
     }
     assert!(
         moved >= 10 && gave >= 5 && activated >= 10 && deactivated >= 1 && made >= 5 && emptied >= 1,
         "{moved} {gave} {activated} {deactivated} {made} {emptied}"
+    );
+    assert!(flipped >= 10 && placed >= 5, "{flipped} flips, {placed} placed"
     );
 }

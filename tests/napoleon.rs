@@ -150,7 +150,9 @@ fn napoleon_battle_chits_are_sealed() {
                 let Some(pa) = a.log.lines.iter().position(|l| is_chit(l)) else { continue };
                 // (The first chit decision is the defender's when the attacker had one
                 // chit to play, S[132.]: skipped.)
-                if field(&a.log.lines[pa], "by") != attacker_side || field(&a.log.lines[pa], "side") != attacker_side {
+                if field(&a.log.lines[pa], "by") != attacker_side
+                    || field(&a.log.lines[pa], "side") != attacker_side
+                {
                     continue;
                 }
                 let Some(pb) = b.log.lines.iter().position(|l| is_chit(l)) else { continue };
@@ -777,7 +779,10 @@ fn napoleon_subordinates_consolidate_and_drop_off() {
                     if let Some(lead) = in_portrait.get(u) {
                         // Placed again: dropped off, placed in the Command Phase, or put in
                         // his Force Leader's hex to roll for capture (S[33.]).
-                        assert!(v["from"].is_null(), "seed {seed}: {u} moved while in {lead}'s portrait: {v}");
+                        assert!(
+                            v["from"].is_null(),
+                            "seed {seed}: {u} moved while in {lead}'s portrait: {v}"
+                        );
                         in_portrait.remove(u);
                     }
                 }
@@ -786,9 +791,17 @@ fn napoleon_subordinates_consolidate_and_drop_off() {
                     let (sub, hex) = rest.split_once(" off at ").expect("drop");
                     let hex = hex.split(' ').next().expect("hex");
                     // Placed in the hex the Force Leader is passing through.
-                    let placed = vals[..i].iter().rev().find(|w| w["type"] == "move" && w["unit"] == sub).expect("placed");
+                    let placed = vals[..i]
+                        .iter()
+                        .rev()
+                        .find(|w| w["type"] == "move" && w["unit"] == sub)
+                        .expect("placed");
                     assert_eq!(placed["to"], hex, "seed {seed}");
-                    let at = vals[..i].iter().rev().find(|w| w["type"] == "move" && w["unit"] == lead).expect("lead moved");
+                    let at = vals[..i]
+                        .iter()
+                        .rev()
+                        .find(|w| w["type"] == "move" && w["unit"] == lead)
+                        .expect("lead moved");
                     assert_eq!(at["to"], hex, "seed {seed}: {lead} is not in the drop-off hex");
                     // It stays for the rest of the Phase; a march of the Movement Phase rolls
                     // its attrition once, for the whole Force (the lookup of S[118.]'s
@@ -799,7 +812,10 @@ fn napoleon_subordinates_consolidate_and_drop_off() {
                         if w["type"] == "phase_end" {
                             break;
                         }
-                        assert!(w["type"] != "move" || w["unit"] != sub, "seed {seed}: {sub} moved after its drop-off: {w}");
+                        assert!(
+                            w["type"] != "move" || w["unit"] != sub,
+                            "seed {seed}: {sub} moved after its drop-off: {w}"
+                        );
                         let what = w["what"].as_str().unwrap_or_default();
                         if what.starts_with("Force to receive a Movement Command")
                             || what.starts_with("attempt to move by Initiative")
@@ -826,7 +842,10 @@ fn napoleon_subordinates_consolidate_and_drop_off() {
             }
         }
     }
-    assert!(takes >= 20 && drops >= 3 && displaced >= 1 && places >= 3, "{takes} {drops} {goes_on} {displaced} {places}");
+    assert!(
+        takes >= 20 && drops >= 3 && displaced >= 1 && places >= 3,
+        "{takes} {drops} {goes_on} {displaced} {places}"
+    );
 }
 
 #[test]
@@ -842,7 +861,9 @@ fn napoleon_organization_segment() {
     let mut kind: BTreeMap<String, (String, i64)> = BTreeMap::new();
     for l in text.lines() {
         let l = l.trim();
-        let Some(rest) = l.strip_prefix("French \"").or_else(|| l.strip_prefix("Coalition \"")) else { continue };
+        let Some(rest) = l.strip_prefix("French \"").or_else(|| l.strip_prefix("Coalition \"")) else {
+            continue;
+        };
         let (name, rest) = rest.split_once('"').expect("name");
         let ty = rest.split_whitespace().next().expect("type").to_string();
         let max = rest
@@ -873,7 +894,11 @@ fn napoleon_organization_segment() {
                 gave += 1;
                 let b = rest.split_once(" SPs to ").expect("to").1.trim_end_matches(" (S[74.])");
                 // (A March Division counter is of its type and nationality.)
-                assert_eq!(kind[a].0.trim_end_matches("MD"), kind[b].0.trim_end_matches("MD"), "seed {seed}: {msg}");
+                assert_eq!(
+                    kind[a].0.trim_end_matches("MD"),
+                    kind[b].0.trim_end_matches("MD"),
+                    "seed {seed}: {msg}"
+                );
                 let after = vals[i..]
                     .iter()
                     .find(|w| w["type"] == "track" && w["track"] == "sp" && w["of"] == b)
@@ -906,7 +931,9 @@ fn napoleon_organization_segment() {
                 emptied += 1;
             }
             // E[33.]: from the flip to the placing, no Movement Command for that army.
-            if let Some(side) = msg.strip_prefix("the ").and_then(|m| m.split_once(" Supply Source marker is flipped")) {
+            if let Some(side) =
+                msg.strip_prefix("the ").and_then(|m| m.split_once(" Supply Source marker is flipped"))
+            {
                 flipped += 1;
                 let side = side.0;
                 for w in &vals[i + 1..] {
@@ -915,7 +942,11 @@ fn napoleon_organization_segment() {
                         placed += 1;
                         break;
                     }
-                    if w["what"].as_str().unwrap_or_default().starts_with("Force to receive a Movement Command") {
+                    if w["what"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .starts_with("Force to receive a Movement Command")
+                    {
                         assert!(w["by"] != side || w["choice"].is_null(), "seed {seed}: {w}");
                     }
                 }
@@ -926,6 +957,5 @@ fn napoleon_organization_segment() {
         moved >= 10 && gave >= 5 && activated >= 10 && deactivated >= 1 && made >= 5 && emptied >= 1,
         "{moved} {gave} {activated} {deactivated} {made} {emptied}"
     );
-    assert!(flipped >= 10 && placed >= 5, "{flipped} flips, {placed} placed"
-    );
+    assert!(flipped >= 10 && placed >= 5, "{flipped} flips, {placed} placed");
 }

@@ -148,7 +148,11 @@ fn napoleon_battle_chits_are_sealed() {
                 // The first battle of the game, attacked by this side, reached in the same
                 // state by both games: the lines before its first chit are the same.
                 let Some(pa) = a.log.lines.iter().position(|l| is_chit(l)) else { continue };
-                if field(&a.log.lines[pa], "by") != attacker_side {
+                // (The first chit decision is the defender's when the attacker had one
+                // chit to play, S[132.]: skipped.)
+                if field(&a.log.lines[pa], "by") != attacker_side
+                    || field(&a.log.lines[pa], "side") != attacker_side
+                {
                     continue;
                 }
                 let Some(pb) = b.log.lines.iter().position(|l| is_chit(l)) else { continue };
@@ -742,4 +746,216 @@ fn napoleon_two_pursuing_forces() {
         }
     }
     assert!(twice >= 3, "{twice} battles with two Pursuing Forces");
+}
+
+#[test]
+fn napoleon_subordinates_consolidate_and_drop_off() {
+    // S[48.], S[80.]: two Forces that end in one hex are consolidated, one leader taking
+    // the other into his portrait; S[81.]: a Subordinate Leader dropped off during a march
+    // is placed in a hex the Force Leader passed and stays there for the rest of the
+    // Phase; S[82.]: the march's attrition is rolled once, the Forces dropped off with it;
+    // S[80.] item 2, S[78.]: a leader placed on the map in the Command Phase who did not
+    // leave his Force Leader's hex is displaced.
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut takes, mut drops, mut goes_on, mut displaced, mut places) = (0, 0, 0, 0, 0);
+    for seed in 1..=40 {
+        for (f, k) in [(AgentKind::Random, AgentKind::Random), (AgentKind::Heuristic, AgentKind::Heuristic)] {
+            let out = play(prog, &options(seed, f, k)).expect("plays");
+            assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+            let vals: Vec<serde_json::Value> =
+                out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
+            // Leaders in a portrait: no move of theirs until they are placed again.
+            let mut in_portrait: BTreeMap<String, String> = BTreeMap::new();
+            for (i, v) in vals.iter().enumerate() {
+                let msg = v["message"].as_str().unwrap_or_default();
+                if let Some((lead, rest)) = msg.split_once(" takes ") {
+                    let sub = rest.split(" into his portrait").next().expect("sub").to_string();
+                    takes += 1;
+                    in_portrait.insert(sub, lead.to_string());
+                }
+                if v["type"] == "move" {
+                    let u = v["unit"].as_str().expect("unit");
+                    if let Some(lead) = in_portrait.get(u) {
+                        // Placed again: dropped off, placed in the Command Phase, or put in
+                        // his Force Leader's hex to roll for capture (S[33.]).
+                        assert!(
+                            v["from"].is_null(),
+                            "seed {seed}: {u} moved while in {lead}'s portrait: {v}"
+                        );
+                        in_portrait.remove(u);
+                    }
+                }
+                if let Some((lead, rest)) = msg.split_once(" drops ") {
+                    drops += 1;
+                    let (sub, hex) = rest.split_once(" off at ").expect("drop");
+                    let hex = hex.split(' ').next().expect("hex");
+                    // Placed in the hex the Force Leader is passing through.
+                    let placed = vals[..i]
+                        .iter()
+                        .rev()
+                        .find(|w| w["type"] == "move" && w["unit"] == sub)
+                        .expect("placed");
+                    assert_eq!(placed["to"], hex, "seed {seed}");
+                    let at = vals[..i]
+                        .iter()
+                        .rev()
+                        .find(|w| w["type"] == "move" && w["unit"] == lead)
+                        .expect("lead moved");
+                    assert_eq!(at["to"], hex, "seed {seed}: {lead} is not in the drop-off hex");
+                    // It stays for the rest of the Phase; a march of the Movement Phase rolls
+                    // its attrition once, for the whole Force (the lookup of S[118.]'s
+                    // procedure; a stationary Force's is S[137.]'s).
+                    let mut attrition = 0;
+                    let mut march_over = false;
+                    for w in &vals[i + 1..] {
+                        if w["type"] == "phase_end" {
+                            break;
+                        }
+                        assert!(
+                            w["type"] != "move" || w["unit"] != sub,
+                            "seed {seed}: {sub} moved after its drop-off: {w}"
+                        );
+                        let what = w["what"].as_str().unwrap_or_default();
+                        if what.starts_with("Force to receive a Movement Command")
+                            || what.starts_with("attempt to move by Initiative")
+                        {
+                            march_over = true;
+                        }
+                        if !march_over && w["table"] == "AttritionLoss" && w["at"] == "Standard[118.]" {
+                            attrition += 1;
+                        }
+                    }
+                    if v["phase"] == "Movement" {
+                        assert_eq!(attrition, 1, "seed {seed}: {lead}'s march with a drop-off rolls once");
+                    }
+                }
+                if msg.contains(" goes on without the Forces dropped off") {
+                    goes_on += 1;
+                }
+                if msg.contains("displaced (S[80.], S[78.])") {
+                    displaced += 1;
+                }
+                if msg.contains(" on the map (S[81.])") {
+                    places += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        takes >= 20 && drops >= 3 && displaced >= 1 && places >= 3,
+        "{takes} {drops} {goes_on} {displaced} {places}"
+    );
+}
+
+#[test]
+fn napoleon_organization_segment() {
+    // S[73.]-S[76.], E[22.]: units change tracks and SPs pass between units only of the same
+    // unit type and nationality (our unit types are both), never above Maximum Strength;
+    // Durutte (E[22.]: of another nationality than Reynier's corps) and Franquemont stay
+    // on their tracks. S[68.]-S[70.], E[24.]: Major Generals are activated with a unit and
+    // deactivated when it is gone. S[66.]-S[67.], S[75.]: March Divisions are made of a
+    // unit's SPs and removed when empty. E[33.]: while an army's Supply Source marker is
+    // flipped it issues no Movement Command. The random players make these changes.
+    let text = std::fs::read_to_string(dir().join("counters.ks")).expect("reads");
+    let mut kind: BTreeMap<String, (String, i64)> = BTreeMap::new();
+    for l in text.lines() {
+        let l = l.trim();
+        let Some(rest) = l.strip_prefix("French \"").or_else(|| l.strip_prefix("Coalition \"")) else {
+            continue;
+        };
+        let (name, rest) = rest.split_once('"').expect("name");
+        let ty = rest.split_whitespace().next().expect("type").to_string();
+        let max = rest
+            .split("max_sp: ")
+            .nth(1)
+            .and_then(|m| m.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(0);
+        kind.insert(name.to_string(), (ty, max));
+    }
+    assert_eq!(kind["Durutte"].0, "FrenchInfantry");
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut moved, mut gave, mut activated, mut deactivated, mut made, mut emptied) = (0, 0, 0, 0, 0, 0);
+    let (mut flipped, mut placed) = (0, 0);
+    for seed in 1..=40 {
+        let out = play(prog, &options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let vals: Vec<serde_json::Value> =
+            out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
+        for (i, v) in vals.iter().enumerate() {
+            let msg = v["message"].as_str().unwrap_or_default();
+            if let Some((u, _)) = msg.split_once(" goes to ") {
+                moved += 1;
+                assert!(u != "Durutte" && u != "Franquemont", "seed {seed}: {msg}");
+            }
+            if let Some((a, rest)) = msg.split_once(" gives ") {
+                gave += 1;
+                let b = rest.split_once(" SPs to ").expect("to").1.trim_end_matches(" (S[74.])");
+                // (A March Division counter is of its type and nationality.)
+                assert_eq!(
+                    kind[a].0.trim_end_matches("MD"),
+                    kind[b].0.trim_end_matches("MD"),
+                    "seed {seed}: {msg}"
+                );
+                let after = vals[i..]
+                    .iter()
+                    .find(|w| w["type"] == "track" && w["track"] == "sp" && w["of"] == b)
+                    .expect("the receiver's SPs");
+                assert!(after["value"].as_i64().expect("value") <= kind[b].1, "seed {seed}: {msg} {after}");
+            }
+            if let Some((g, rest)) = msg.split_once(" is activated with ") {
+                activated += 1;
+                assert!(g.contains("Major General"), "{msg}");
+                let u = rest.split(" in ").next().expect("unit").split(" on the map").next().expect("unit");
+                assert!(u != "Durutte" && u != "Franquemont", "seed {seed}: {msg}");
+            }
+            if msg.contains(" is deactivated") {
+                deactivated += 1;
+            }
+            // S[66.], S[75.], E[22.]: a March Division of the donor's unit type and
+            // nationality, the donor keeping an SP.
+            if let Some((v, rest)) = msg.split_once(" makes ") {
+                made += 1;
+                let d = rest.split(" of ").next().expect("division");
+                assert_eq!(kind[d].0.trim_end_matches("MD"), kind[v].0, "seed {seed}: {msg}");
+                let after = vals[..i]
+                    .iter()
+                    .rev()
+                    .find(|w| w["type"] == "track" && w["track"] == "sp" && w["of"] == v)
+                    .expect("the donor's SPs");
+                assert!(after["value"].as_i64().expect("value") >= 1, "seed {seed}: {msg}");
+            }
+            if msg.contains(" is empty and removed") {
+                emptied += 1;
+            }
+            // E[33.]: from the flip to the placing, no Movement Command for that army.
+            if let Some(side) =
+                msg.strip_prefix("the ").and_then(|m| m.split_once(" Supply Source marker is flipped"))
+            {
+                flipped += 1;
+                let side = side.0;
+                for w in &vals[i + 1..] {
+                    let m = w["message"].as_str().unwrap_or_default();
+                    if m.starts_with(&format!("the {side} Supply Source is placed face up")) {
+                        placed += 1;
+                        break;
+                    }
+                    if w["what"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .starts_with("Force to receive a Movement Command")
+                    {
+                        assert!(w["by"] != side || w["choice"].is_null(), "seed {seed}: {w}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        moved >= 10 && gave >= 5 && activated >= 10 && deactivated >= 1 && made >= 5 && emptied >= 1,
+        "{moved} {gave} {activated} {deactivated} {made} {emptied}"
+    );
+    assert!(flipped >= 10 && placed >= 5, "{flipped} flips, {placed} placed");
 }

@@ -1,7 +1,7 @@
 //! Style auto-detection: index the text under every built-in style and keep the
 //! one whose headings form the most consistent numbering.
 
-use crate::checks::check;
+use crate::checks::check_numbering;
 use crate::index::index;
 use crate::style::{Marker, Style};
 
@@ -9,7 +9,7 @@ use crate::style::{Marker, Style};
 /// faults (a wrong style finds fewer headings and breaks their sequence).
 pub fn score(src: &str, style: &Style) -> i64 {
     let idx = index(src, style);
-    let findings = check(src, &idx);
+    let findings = check_numbering(src, &idx);
     let headings = idx.headings.len() as i64;
     let numbering =
         findings.iter().filter(|f| f.code.starts_with("T000") && f.code != "T0006").count() as i64;

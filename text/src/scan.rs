@@ -110,7 +110,8 @@ pub fn scan(src: &str, lines: &[Line], style: &Style) -> Scan {
     let mut outline: Vec<u32> = Vec::new();
     let mut in_fence = false;
     // Titled sections: whether ALL-CAPS headings sit above title-case ones.
-    let titled_levels = titled_levels(src, lines);
+    let titled_levels =
+        if style.marker == Marker::Titled { titled_levels(src, lines) } else { (false, false) };
     for (li, line) in lines.iter().enumerate() {
         let is_toc = toc_lines.get(li).copied().unwrap_or(false);
         if is_toc {

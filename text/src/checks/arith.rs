@@ -45,8 +45,7 @@ pub(crate) fn check(sink: &mut Sink) {
 }
 
 fn number_word(w: &str) -> Option<usize> {
-    let lw = w.to_lowercase();
-    NUMBER_WORDS.iter().find(|(n, _)| *n == lw).map(|(_, v)| *v)
+    NUMBER_WORDS.iter().find(|(n, _)| n.eq_ignore_ascii_case(w)).map(|(_, v)| *v)
 }
 
 // ------------------------------------------------------------------ T0501
@@ -496,7 +495,7 @@ fn count_of(sink: &Sink, t: &crate::lexer::Token) -> Option<i64> {
 }
 
 fn is_unit(sink: &Sink, t: &crate::lexer::Token) -> bool {
-    t.kind == Tok::Word && SPAN_UNITS.contains(&tok_text(sink.src, t).to_lowercase().as_str())
+    t.kind == Tok::Word && SPAN_UNITS.iter().any(|u| u.eq_ignore_ascii_case(tok_text(sink.src, t)))
 }
 
 /// `a-b` or `a to b` / `a through b` at token `i`: the ends and the index after.
@@ -531,9 +530,10 @@ fn spans(sink: &mut Sink, line: &Line) {
                 }
             }
         }
-        // `n units (a-b)`
-        if let (Some(n), Some(u), Some(lp)) = (count_of(sink, &toks[i]), toks.get(i + 1), toks.get(i + 2)) {
-            if is_unit(sink, u) && lp.kind == Tok::LParen {
+        // `n units (a-b)` (the unit word first: it is the rare one)
+        let unit_next = toks.get(i + 1).is_some_and(|u| is_unit(sink, u));
+        if let (true, Some(n), Some(lp)) = (unit_next, count_of(sink, &toks[i]), toks.get(i + 2)) {
+            if lp.kind == Tok::LParen {
                 if let Some((a, b, j)) = range_at(sink, toks, i + 3) {
                     if toks.get(j).is_some_and(|t| t.kind == Tok::RParen) {
                         report_span(sink, toks[i].start, toks[j].end, a, b, n);

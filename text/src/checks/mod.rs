@@ -134,7 +134,7 @@ impl<'a> Sink<'a> {
 pub fn check(src: &str, index: &TextIndex) -> Vec<Finding> {
     let mut sink = Sink { src, index, findings: Vec::new() };
     numbering::check(&mut sink);
-    refs::check(&mut sink);
+    refs::check(&mut sink, true);
     dice::check(&mut sink);
     toc::check(&mut sink);
     sequence::check(&mut sink);
@@ -142,6 +142,15 @@ pub fn check(src: &str, index: &TextIndex) -> Vec<Finding> {
     let mut findings = sink.findings;
     findings.sort_by(|a, b| (a.start, a.code).cmp(&(b.start, b.code)));
     findings
+}
+
+/// The checks style detection weighs (numbering and references that resolve), without
+/// the costlier ones it ignores (subjects of references, arithmetic, dice, contents).
+pub fn check_numbering(src: &str, index: &TextIndex) -> Vec<Finding> {
+    let mut sink = Sink { src, index, findings: Vec::new() };
+    numbering::check(&mut sink);
+    refs::check(&mut sink, false);
+    sink.findings
 }
 
 /// Count findings by code, for summaries.

@@ -8,7 +8,8 @@ use super::{title_words, Sink};
 use crate::index::Paragraph;
 use crate::number::format_path;
 
-pub(crate) fn check(sink: &mut Sink) {
+/// `subjects`: also compare each reference's sentence with its target (T0105).
+pub(crate) fn check(sink: &mut Sink, subjects: bool) {
     let refs = sink.index.refs.clone();
     let style = sink.index.style.clone();
     // A text that prefixes references to other books (`KR&Os 9.2`) makes a bare
@@ -79,7 +80,7 @@ pub(crate) fn check(sink: &mut Sink) {
                 continue;
             }
         }
-        if r.topic.is_none() {
+        if subjects && r.topic.is_none() {
             subject(sink, &mut words, r, &target, &part_name);
         }
         if let Some(topic) = &r.topic {

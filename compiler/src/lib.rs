@@ -250,26 +250,20 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
         report.layers = layers.defs.iter().map(|l| (l.name.clone(), l.title.clone(), l.optional)).collect();
     }
     report.supersessions = sups;
-    // An example that holds under one reading of a ruling only is a finding about the
-    // text (the example and its rule disagree under the other), found by the compiler.
-    for d in diags.iter().filter(|d| d.code == "W0005") {
-        let ruling = d.message.split('`').nth(1).map(str::to_string);
+    // Findings the compiler makes itself: an example that holds under one reading of a
+    // ruling only (the example and its rule disagree under the other), and a table row
+    // no lookup can roll (dead data, or a modifier the encoding or the text lacks).
+    for d in &diags {
+        let (kind, ruling) = match d.code {
+            "W0005" => ("example_disagrees", d.message.split('`').nth(1).map(str::to_string)),
+            "W0008" => ("unreachable", None),
+            _ => continue,
+        };
         report.findings.push(report::FindingOut {
-            kind: "example_disagrees".into(),
+            kind: kind.into(),
             description: d.message.clone(),
             paragraphs: d.paragraphs.clone(),
             ruling,
-            source: "compiler".into(),
-        });
-    }
-    // A table row no lookup can roll: dead data, or a modifier the encoding (or the
-    // text) lacks.
-    for d in diags.iter().filter(|d| d.code == "W0008") {
-        report.findings.push(report::FindingOut {
-            kind: "unreachable".into(),
-            description: d.message.clone(),
-            paragraphs: d.paragraphs.clone(),
-            ruling: None,
             source: "compiler".into(),
         });
     }

@@ -200,12 +200,24 @@ fn markdown_heading(src: &str, line: &Line, outline: &mut Vec<u32>) -> Option<He
     if title.is_empty() {
         return None;
     }
+    Some(unnumbered_heading(outline, level, title, line, lead))
+}
+
+/// A heading without a number at `level` (from 1): its path counts the headings seen
+/// at each level under the current parents (`outline`, updated).
+fn unnumbered_heading(
+    outline: &mut Vec<u32>,
+    level: usize,
+    title: String,
+    line: &Line,
+    lead: usize,
+) -> HeadingHit {
     outline.truncate(level);
     while outline.len() < level {
         outline.push(0);
     }
     outline[level - 1] += 1;
-    Some(HeadingHit {
+    HeadingHit {
         part: None,
         path: outline.clone(),
         range_end: None,
@@ -214,7 +226,7 @@ fn markdown_heading(src: &str, line: &Line, outline: &mut Vec<u32>) -> Option<He
         start: line.start + lead,
         end: line.end,
         line: line.number,
-    })
+    }
 }
 
 /// Words of a heading candidate: at most eight, the line not ending in sentence
@@ -283,23 +295,9 @@ fn titled_heading(
     let words = titled_words(src, line)?;
     let case = titled_case(&words)?;
     let level = if levels.0 && levels.1 { case } else { 1 };
-    outline.truncate(level);
-    while outline.len() < level {
-        outline.push(0);
-    }
-    outline[level - 1] += 1;
-    let title = line.text(src).trim().to_string();
-    let lead = line.text(src).len() - line.text(src).trim_start().len();
-    Some(HeadingHit {
-        part: None,
-        path: outline.clone(),
-        range_end: None,
-        written: title.clone(),
-        title,
-        start: line.start + lead,
-        end: line.end,
-        line: line.number,
-    })
+    let raw = line.text(src);
+    let lead = raw.len() - raw.trim_start().len();
+    Some(unnumbered_heading(outline, level, raw.trim().to_string(), line, lead))
 }
 
 /// A line wholly in brackets starting with a word (`[Editor's note: ...]`,

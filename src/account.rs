@@ -39,6 +39,17 @@ pub(crate) fn render(log: &str) -> Result<String, BadLine> {
     Ok(a.out)
 }
 
+/// One event's own account line(s), as the account would show it alone (no merging
+/// with its neighbours), without indentation: the replay's caption for the event.
+pub(crate) fn event_line(ev: &Map<String, Json>) -> String {
+    let mut a = Account::default();
+    if let Some(kind) = ev.get("type").and_then(Json::as_str) {
+        a.event(kind, ev);
+    }
+    a.flush();
+    a.out.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" · ")
+}
+
 /// Indentation of an event inside a phase (and outside one, under its turn).
 const IN_PHASE: &str = "    ";
 

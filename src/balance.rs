@@ -8,6 +8,7 @@
 //! function of the games' results in seed order, so it does not depend on the number of
 //! threads (tests/balance.rs).
 
+use crate::html::esc;
 use kriegsspiel_runtime::game::GameOutcome;
 use kriegsspiel_runtime::program::FnKind;
 use kriegsspiel_runtime::Program;
@@ -297,10 +298,6 @@ pub(crate) fn text(r: &Json) -> String {
         let _ = writeln!(o, "Never fired in {games} games ({}): {}", never.len(), list.join(", "));
     }
     o
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// Win rates with their intervals: one bar per side and draws, a whisker for the interval.

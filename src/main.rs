@@ -27,7 +27,9 @@ mod args;
 mod balance;
 mod check;
 mod generate;
+mod html;
 mod odds;
+mod replay;
 mod report;
 mod run;
 mod view;
@@ -120,6 +122,18 @@ enum Cmd {
     Log {
         /// A log written by `run --log FILE` or `run --format jsonl`.
         file: PathBuf,
+    },
+    /// A saved game as one self-contained HTML page: the map, the counters, and buttons
+    /// and keys to step through the events (docs/cli.md).
+    Replay {
+        /// A log written by `run --log FILE` or `run --format jsonl`.
+        log: PathBuf,
+        /// The rulebook the game was played from (default: the one the log's header names).
+        #[arg(long, value_name = "DIR")]
+        rulebook: Option<PathBuf>,
+        /// Write the page to this file instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// The exact odds of a die-roll table: every result's probability in every column, as
     /// fractions, by enumerating the table's dice.
@@ -214,6 +228,9 @@ fn main() -> ExitCode {
         }
         Cmd::Run(args) => run::cmd_run(args, ui),
         Cmd::Log { file } => run::cmd_log(&file),
+        Cmd::Replay { log, rulebook, output } => {
+            replay::cmd_replay(&log, rulebook.as_deref(), output.as_deref(), ui)
+        }
         Cmd::Odds { rulebook, table, drm, format } => odds::cmd_odds(&rulebook, &table, drm, format, ui),
         Cmd::Text { path, index, style, format } => {
             let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };

@@ -6,6 +6,7 @@
 //! diagnostics that cite it. A summary on top counts findings by code and severity and
 //! the coverage. The HTML is self-contained (inline style, no script, no fetches).
 
+use crate::html::esc;
 use kriegsspiel_compiler::{read_regular_file, ContentStatus, Report as CompileReport};
 use kriegsspiel_dsl::{ast::Span, Diagnostic, SourceMap};
 use kriegsspiel_text::coverage::parse_anchor;
@@ -387,21 +388,6 @@ fn row_json(r: &Row) -> Value {
             "message": d.message,
         })).collect::<Vec<_>>(),
     })
-}
-
-fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            _ => o.push(c),
-        }
-    }
-    o
 }
 
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d1d1f;background:#fafafa}\

@@ -91,9 +91,9 @@ fn resolve_format(asked: Option<RunFormat>, many: bool) -> RunFormat {
     }
 }
 
-/// `log FILE.jsonl`: the saved log rendered as the account `run` prints.
-pub(crate) fn cmd_log(file: &Path) -> u8 {
-    // A log is read whole: bounded, as every input is (docs/robustness.md).
+/// A saved run log, read whole: bounded, as every input is (docs/robustness.md).
+/// Err(exit code) after saying why (E0704 too large, E0701 unreadable).
+pub(crate) fn read_log(file: &Path) -> Result<String, u8> {
     const MAX_LOG_BYTES: u64 = 256 << 20;
     if let Ok(meta) = std::fs::metadata(file) {
         if meta.is_file() && meta.len() > MAX_LOG_BYTES {
@@ -102,15 +102,20 @@ pub(crate) fn cmd_log(file: &Path) -> u8 {
                 file.display(),
                 meta.len()
             );
-            return 2;
+            return Err(2);
         }
     }
-    let text = match read_regular_file(file) {
+    read_regular_file(file).map_err(|e| {
+        say!("error[E0701]: {e}");
+        2
+    })
+}
+
+/// `log FILE.jsonl`: the saved log rendered as the account `run` prints.
+pub(crate) fn cmd_log(file: &Path) -> u8 {
+    let text = match read_log(file) {
         Ok(t) => t,
-        Err(e) => {
-            say!("error[E0701]: {e}");
-            return 2;
-        }
+        Err(code) => return code,
     };
     match crate::account::render(&text) {
         Ok(account) => match out(&account) {
@@ -243,7 +248,7 @@ fn run_one(prog: &kriegsspiel_runtime::Program, opts: GameOptions, a: &RunArgs, 
         print_profile(rows);
     }
     // The log as the viewing side saw it (--view), else the referee's full record.
-    let text = crate::view::text(prog, a.view.as_deref(), &outcome.log);
+    let text = crate::view::text(prog, a.view.as_deref(), &outcome.log, &a.rulebook);
     if let Some(f) = &a.log {
         if let Err(e) = std::fs::write(f, &text) {
             say!("error[E0702]: cannot write {}: {e}", f.display());
@@ -352,7 +357,9 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
                 let outcome = play(prog, &opts);
                 let seconds = t0.elapsed().as_secs_f64();
                 let write_error = match (&outcome, log_dir) {
-                    (Ok(o), Some(dir)) => write_game_log(dir, seed, o, prog, a.view.as_deref()).err(),
+                    (Ok(o), Some(dir)) => {
+                        write_game_log(dir, seed, o, prog, a.view.as_deref(), &a.rulebook).err()
+                    }
                     _ => None,
                 };
                 bar.inc(1);
@@ -443,8 +450,9 @@ fn write_game_log(
     o: &GameOutcome,
     prog: &kriegsspiel_runtime::Program,
     view: Option<&str>,
+    source: &Path,
 ) -> Result<(), String> {
     let path = dir.join(format!("seed-{seed}.jsonl"));
-    std::fs::write(&path, crate::view::text(prog, view, &o.log))
+    std::fs::write(&path, crate::view::text(prog, view, &o.log, source))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

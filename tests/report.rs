@@ -5,8 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "support/browser.rs"]
+mod browser;
 #[path = "support/texts.rs"]
 mod texts;
+use browser::chromium;
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_kriegsspiel")
@@ -127,49 +130,8 @@ fn bad_input_is_refused_with_a_code() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("error[E0702]"));
 }
 
-/// Headless Chromium from the PATH (`chromium`, `chromium-browser`, `google-chrome`) or
-/// `$KRIEGSSPIEL_CHROMIUM`. Without one the browser test is skipped visibly, except
-/// under CI (`CI=true`, or `KRIEGSSPIEL_REQUIRE_BROWSER=1` as .ci/run sets after
-/// installing it), where its absence is a failure.
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("KRIEGSSPIEL_CHROMIUM").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH")?;
-    for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser", "google-chrome"] {
-            let p = dir.join(name);
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    let flag =
-        |k: &str| std::env::var(k).map(|v| v.eq_ignore_ascii_case("true") || v == "1").unwrap_or(false);
-    assert!(
-        !flag("CI") && !flag("KRIEGSSPIEL_REQUIRE_BROWSER"),
-        "headless Chromium not found under CI: .ci/run installs the Debian package `chromium`"
-    );
-    eprintln!(
-        "skipped: headless Chromium not found (install the `chromium` package to run the browser test)"
-    );
-    None
-}
-
 fn headless(chrome: &Path, args: &[&str]) -> Output {
-    let profile = scratch("chrome-profile");
-    Command::new(chrome)
-        .args([
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .output()
-        .expect("chromium runs")
+    browser::headless(chrome, &scratch("chrome-profile"), args)
 }
 
 /// The page as the browser parsed it (`--dump-dom`): each finding and each encoding is

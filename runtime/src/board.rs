@@ -212,3 +212,10 @@ mod tests {
         assert_eq!(format_id(&grid, s(true, 0, 1), 1, 1), "0100");
     }
 }
+
+/// Every space's printed name in index order: the hex ids in the map's id scheme, or
+/// the area names (for pages that draw the map, such as the replay).
+pub fn space_labels(map: &MapDef) -> Vec<String> {
+    let b = Board::new(map);
+    (0..b.hex_count()).map(|h| b.label(h)).collect()
+}

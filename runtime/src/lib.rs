@@ -29,6 +29,7 @@ pub mod view;
 mod vm;
 mod within;
 
+pub use board::space_labels;
 pub use error::{GameResult, RuntimeError};
 pub use game::{play, AgentKind, GameOptions, GameOutcome};
 pub use program::Program;

@@ -23,6 +23,7 @@ macro_rules! say {
 }
 
 mod account;
+mod aids;
 mod args;
 mod balance;
 mod check;
@@ -135,6 +136,18 @@ enum Cmd {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// The player aids as one HTML page: the sequence of play, every table with its exact
+    /// odds, the modifier lists and the terrain effects, each with its paragraph.
+    Aids {
+        /// A rulebook directory (all its .ks files) or a single .ks file.
+        rulebook: PathBuf,
+        /// Write DIR/index.html (DIR is created) instead of printing the page.
+        #[arg(short, long, value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// Aids for the game with this optional rule or layer in play (repeatable).
+        #[arg(long = "option", value_name = "NAME")]
+        options: Vec<String>,
+    },
     /// The exact odds of a die-roll table: every result's probability in every column, as
     /// fractions, by enumerating the table's dice.
     Odds {
@@ -228,6 +241,7 @@ fn main() -> ExitCode {
         }
         Cmd::Run(args) => run::cmd_run(args, ui),
         Cmd::Log { file } => run::cmd_log(&file),
+        Cmd::Aids { rulebook, output, options } => aids::cmd_aids(&rulebook, output.as_deref(), &options, ui),
         Cmd::Replay { log, rulebook, output } => {
             replay::cmd_replay(&log, rulebook.as_deref(), output.as_deref(), ui)
         }

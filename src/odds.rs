@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// The label of a result as the log prints it.
-fn label(prog: &Program, v: Value) -> String {
+pub(crate) fn label(prog: &Program, v: Value) -> String {
     match v {
         Value::Sym(s) => prog.symbols.get(s as usize).map(|x| x.name.clone()).unwrap_or_else(|| "?".into()),
         Value::Int(i) => i.to_string(),
@@ -24,7 +24,7 @@ fn label(prog: &Program, v: Value) -> String {
     }
 }
 
-fn range_label(lo: i64, hi: i64) -> String {
+pub(crate) fn range_label(lo: i64, hi: i64) -> String {
     match (lo == i64::MIN, hi == i64::MAX) {
         (true, true) => "all".into(),
         (true, false) => format!("..{hi}"),
@@ -75,7 +75,7 @@ pub(crate) fn dice_totals(count: u32, sides: u32, offset: i64) -> (i64, Vec<u128
 /// The rolled dice of a table: its `roll` clause in the rulebook's declarations (the
 /// compiled table does not keep it). Several declarations of the name (a layer that
 /// replaces the table) must agree.
-fn table_dice(book: &Rulebook, name: &str) -> Result<Option<(u32, u32)>, String> {
+pub(crate) fn table_dice(book: &Rulebook, name: &str) -> Result<Option<(u32, u32)>, String> {
     let mut found: Vec<Option<(u32, u32)>> = Vec::new();
     for d in &book.decls {
         if let DeclKind::Table(t) = &d.kind {

@@ -151,6 +151,29 @@ pub fn compile_with(sources: &SourceMap, options_on: &[String]) -> Compilation {
     compile_config(sources, Some(options_on))
 }
 
+/// The declarations of one configuration (the layers in play with these optional layers
+/// on), as the compiler sees them after layer selection: for tools that show a
+/// rulebook's declarations (player aids). `None` when the rulebook does not parse or its
+/// layer structure is broken (compile it for the diagnostics).
+pub fn configured_declarations(
+    sources: &SourceMap,
+    options_on: &[String],
+) -> Option<kriegsspiel_dsl::ast::Rulebook> {
+    let (book, mut diags) = kriegsspiel_dsl::parse_all(sources);
+    if diags.iter().any(|d| d.is_error()) {
+        return None;
+    }
+    let layers = layers::collect(&book, &mut diags);
+    if !diags.iter().any(|d| d.is_error()) {
+        layers::check(&book, &layers, &mut diags);
+    }
+    if diags.iter().any(|d| d.is_error()) {
+        return None;
+    }
+    let active = layers.active(options_on);
+    Some(layers::select(&book, &layers, &active, Some(usize::MAX)))
+}
+
 fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
     let (book, mut diags) = kriegsspiel_dsl::parse_all(sources);
     if diags.iter().any(|d| d.is_error()) {

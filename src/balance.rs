@@ -301,7 +301,7 @@ pub(crate) fn text(r: &Json) -> String {
 }
 
 /// Win rates with their intervals: one bar per side and draws, a whisker for the interval.
-fn svg_win_rates(r: &Json) -> String {
+pub(crate) fn svg_win_rates(r: &Json) -> String {
     let mut rows: Vec<(String, &Json)> = Vec::new();
     if let Some(m) = r["win_rates"].as_object() {
         for (k, v) in m {

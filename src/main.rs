@@ -27,6 +27,7 @@ mod aids;
 mod args;
 mod balance;
 mod check;
+mod compare;
 mod generate;
 mod html;
 mod odds;

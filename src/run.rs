@@ -66,6 +66,11 @@ pub(crate) struct RunArgs {
     /// choices before their reveal taken out (the full log is the referee's record).
     #[arg(long, value_name = "SIDE")]
     pub view: Option<String>,
+    /// With --games: play the same seeds twice, by the rulebook's defaults and with the
+    /// --ruling and --option given, and say whether each result's rate moved beyond the
+    /// noise (a paired sign test on the seeds whose result changed).
+    #[arg(long)]
+    pub compare: bool,
 }
 
 /// What `run` writes on standard output.
@@ -81,7 +86,7 @@ pub(crate) enum RunFormat {
 
 /// The format asked for, or the default: text on a terminal, JSON when piped (as cargo
 /// and other tools do).
-fn resolve_format(asked: Option<RunFormat>, many: bool) -> RunFormat {
+pub(crate) fn resolve_format(asked: Option<RunFormat>, many: bool) -> RunFormat {
     use std::io::IsTerminal;
     match asked {
         Some(f) => f,
@@ -158,6 +163,13 @@ pub(crate) fn cmd_run(a: RunArgs, ui: Ui) -> u8 {
             say!("error[E0703]: --format jsonl is one game's log; with --games use --log DIR for the logs and text or json for the report");
             return 2;
         }
+        if a.compare && a.rulings.is_empty() && a.options.is_empty() {
+            say!("error[E0703]: --compare plays the rulebook's defaults against the --ruling and --option given; give at least one");
+            return 2;
+        }
+    } else if a.compare {
+        say!("error[E0703]: --compare only applies with --games (it compares two batches of the same seeds)");
+        return 2;
     } else if a.jobs.is_some() {
         say!("error[E0703]: --jobs only applies with --games");
         return 2;
@@ -200,6 +212,10 @@ pub(crate) fn cmd_run(a: RunArgs, ui: Ui) -> u8 {
         invariants: !a.no_invariants,
         ..GameOptions::default()
     };
+    if a.compare {
+        let Some(n) = a.games else { return 2 };
+        return crate::compare::cmd_compare(&prog, base, n, &a, ui);
+    }
     match a.games {
         Some(n) => run_many(&prog, base, n, &a, ui),
         None => run_one(&prog, base, &a, ui),
@@ -316,18 +332,68 @@ struct GameRecord {
     seconds: f64,
 }
 
-fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &RunArgs, ui: Ui) -> u8 {
-    if let Some(dir) = &a.log {
+/// The games of a batch, in seed order, for the report.
+pub(crate) struct Batch {
+    pub outcomes: Vec<(GameOutcome, f64)>,
+    /// Games that stopped with a runtime error (they are in `outcomes` too).
+    pub errors: u64,
+    /// The invariants' summary for the report.
+    pub invariants: serde_json::Value,
+    /// Wall-clock seconds for the whole batch, and the threads it ran on.
+    pub seconds: f64,
+    pub threads: usize,
+}
+
+impl Batch {
+    /// The balance report (docs/cli.md) of this batch.
+    pub(crate) fn report(
+        &self,
+        prog: &kriegsspiel_runtime::Program,
+        base: &GameOptions,
+        n: u64,
+    ) -> serde_json::Value {
+        let played: Vec<crate::balance::Played> = self
+            .outcomes
+            .iter()
+            .map(|(o, secs)| crate::balance::Played { outcome: o, seconds: *secs })
+            .collect();
+        crate::balance::report(
+            prog,
+            &base.scenario,
+            base.seed,
+            n,
+            &played,
+            self.errors,
+            self.invariants.clone(),
+            self.seconds,
+            self.threads,
+        )
+    }
+}
+
+/// Play seeds `base.seed..base.seed + n` on the thread pool (`--jobs`), writing each
+/// game's log into `log_dir` when given; runtime errors are said on stderr with their
+/// seed. Err(exit code) when the batch cannot run or a log cannot be written.
+pub(crate) fn play_batch(
+    prog: &kriegsspiel_runtime::Program,
+    base: &GameOptions,
+    n: u64,
+    a: &RunArgs,
+    log_dir: Option<&Path>,
+    label: &str,
+    ui: Ui,
+) -> Result<Batch, u8> {
+    if let Some(dir) = log_dir {
         if let Err(e) = std::fs::create_dir_all(dir) {
             say!("error[E0702]: cannot create {}: {e}", dir.display());
-            return 2;
+            return Err(2);
         }
     }
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0) as usize).build() {
         Ok(p) => p,
         Err(e) => {
             say!("error: cannot start the worker threads: {e}");
-            return 2;
+            return Err(2);
         }
     };
     let bar = if ui.quiet {
@@ -340,11 +406,10 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
         {
             b.set_style(style);
         }
-        b.set_message(format!("scenario {}", base.scenario));
+        b.set_message(format!("scenario {}{label}", base.scenario));
         b
     };
     let start = std::time::Instant::now();
-    let log_dir = a.log.as_deref();
     // Each game is independent and seeded; results are collected in seed order, so the
     // summary is the same whatever the number of threads.
     let records: Vec<GameRecord> = pool.install(|| {
@@ -380,12 +445,12 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
             Ok(o) => o,
             Err(e) => {
                 say!("error: {e}");
-                return 2;
+                return Err(2);
             }
         };
         if let Some(e) = r.write_error {
             say!("error[E0702]: {e}");
-            return 2;
+            return Err(2);
         }
         for (name, calls, inclusive, own) in &o.profile {
             let row = profile.entry(name.clone()).or_default();
@@ -410,19 +475,15 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
     } else {
         serde_json::json!("not checked")
     };
-    let played: Vec<crate::balance::Played> =
-        outcomes.iter().map(|(o, secs)| crate::balance::Played { outcome: o, seconds: *secs }).collect();
-    let report = crate::balance::report(
-        prog,
-        &base.scenario,
-        base.seed,
-        n,
-        &played,
-        errors,
-        invariants,
-        secs,
-        pool.current_num_threads(),
-    );
+    Ok(Batch { outcomes, errors, invariants, seconds: secs, threads: pool.current_num_threads() })
+}
+
+fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &RunArgs, ui: Ui) -> u8 {
+    let batch = match play_batch(prog, &base, n, a, a.log.as_deref(), "", ui) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let report = batch.report(prog, &base, n);
     if let Some(file) = &a.html {
         if let Err(e) = std::fs::write(file, crate::balance::html(&report)) {
             say!("error[E0702]: cannot write {}: {e}", file.display());
@@ -436,7 +497,7 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
     if let Err(code) = out(&text) {
         return code;
     }
-    if errors > 0 {
+    if batch.errors > 0 {
         1
     } else {
         0

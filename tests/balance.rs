@@ -175,3 +175,101 @@ fn text_and_html_reports() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("error[E0703]"));
 }
+
+/// A game of one die: A wins on 1-4, B on 5-6; with the ruling `odds=short`, or with the
+/// option `gift`, A wins on 1-2 only. The ruling `noise` changes nothing.
+const COIN: &str = r#"
+rulebook "Coin" { numbering dotted; dice d6; }
+contents { §1.0 "Play" §2.0 "Readings" }
+§1.0 sides { A, B }
+§1.0 classes { foot }
+§1.0 unit Foot: foot
+§1.0 terrain Plain { cost: 1 }
+§1.0 map "strip" { grid 2 x 1 even_down; }
+§1.0 counters { A "Alpha" Foot { } B "Xray" Foot { } }
+§2.0 ruling odds "how wide A's window is" {
+  default long "A wins on 1-4";
+  short "A wins on 1-2";
+}
+§2.0 ruling noise "a reading with no effect" {
+  default one "nothing";
+  other "nothing either";
+}
+§2.0 option gift "B is given 3-4"
+§1.0 sequence {
+  let r = roll 1d6;
+  if r <= 2 or (r <= 4 and ruling(odds, long) and not optional(gift)) { win A "the coin"; }
+  win B "the coin";
+}
+§1.0 scenario "s" "s" { turns 1; order A, B; setup A { "Alpha" at 0101; } setup B { "Xray" at 0201; } }
+"#;
+
+fn coin(dir: &std::path::Path) -> String {
+    let f = dir.join("coin.ks");
+    std::fs::write(&f, COIN).unwrap();
+    f.to_string_lossy().into_owned()
+}
+
+/// `--compare`: the same seeds by the defaults and with the change. A change that moves
+/// A's window moves both win rates beyond the noise, every changed seed going one way;
+/// a ruling with no effect changes no seed; an option compares as a ruling does.
+#[test]
+fn compare_says_what_moved() {
+    let dir = scratch("compare");
+    let c = coin(&dir);
+    let base = ["run", c.as_str(), "--scenario", "s", "--games", "300", "--compare"];
+    let v = report(&[&base[..], &["--ruling", "odds=short"]].concat());
+    let cmp = &v["comparison"];
+    let row = |k: &str| cmp["results"].as_array().unwrap().iter().find(|r| r["result"] == k).unwrap().clone();
+    let (a, b) = (row("A"), row("B"));
+    // Seeds rolling 3 or 4 change from A to B, and only those.
+    let changed = cmp["games_with_another_result"].as_u64().unwrap();
+    assert!(changed > 60 && changed < 140, "about a third of 300: {changed}");
+    assert_eq!(a["lost"], changed);
+    assert_eq!(a["gained"], 0);
+    assert_eq!(b["gained"], changed);
+    assert_eq!(a["moved"], true);
+    assert_eq!(b["moved"], true);
+    assert!(a["p"].as_f64().unwrap() < 1e-10);
+    assert_eq!(
+        a["defaults"]["games"].as_u64().unwrap() - a["changed"]["games"].as_u64().unwrap(),
+        changed,
+        "the counts agree with the seeds that changed"
+    );
+    // The two reports are the ordinary batch reports of each configuration.
+    assert_eq!(v["defaults"]["games"], 300);
+    assert_eq!(v["changed"]["win_rates"]["B"]["games"], b["changed"]["games"]);
+    assert_eq!(cmp["changed"]["rulings"]["odds"], "short");
+
+    let v = report(&[&base[..], &["--ruling", "noise=other"]].concat());
+    assert_eq!(v["comparison"]["games_with_another_result"], 0);
+    for r in v["comparison"]["results"].as_array().unwrap() {
+        assert_eq!(r["moved"], false);
+        assert_eq!(r["p"], 1.0);
+    }
+
+    let v = report(&[&base[..], &["--option", "gift"]].concat());
+    assert_eq!(
+        v["comparison"]["games_with_another_result"].as_u64().unwrap(),
+        changed,
+        "the same seeds move"
+    );
+    assert_eq!(v["comparison"]["changed"]["options"][0], "gift");
+
+    // Text and HTML; refusals.
+    let html = dir.join("cmp.html");
+    let o =
+        run(&[&base[..], &["--ruling", "odds=short", "--format", "text", "--html", html.to_str().unwrap()]]
+            .concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("with --ruling odds=short") && text.contains("moved"), "{text}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("id=\"comparison\"") && page.contains("class=\"moved\""));
+    let o = run(&["run", c.as_str(), "--scenario", "s", "--games", "10", "--compare"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("error[E0703]") && stderr(&o).contains("--compare"), "{}", stderr(&o));
+    let o = run(&["run", c.as_str(), "--scenario", "s", "--compare", "--ruling", "odds=short"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("only applies with --games"), "{}", stderr(&o));
+}

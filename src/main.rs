@@ -28,6 +28,7 @@ mod args;
 mod balance;
 mod check;
 mod compare;
+mod fmt;
 mod generate;
 mod html;
 mod odds;
@@ -195,6 +196,16 @@ enum Cmd {
         #[arg(long, value_parser = args::style_parser())]
         style: Option<String>,
     },
+    /// Rewrite rulebook files in the canonical layout (indentation by nesting, no
+    /// trailing whitespace, at most one blank line; tokens, strings, comments kept).
+    Fmt {
+        /// Rulebook directories (their .ks files) or single .ks files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Change nothing: list the files not in the canonical layout and exit 1 if any.
+        #[arg(long)]
+        check: bool,
+    },
     /// Print the compiled bytecode.
     Disasm {
         /// A rulebook directory (all its .ks files) or a single .ks file.
@@ -266,6 +277,7 @@ fn main() -> ExitCode {
             },
             Err(code) => code,
         },
+        Cmd::Fmt { paths, check } => fmt::cmd_fmt(&paths, check, ui),
         Cmd::Lsp => kriegsspiel_lsp::run_stdio(),
         Cmd::Completions { shell } => generate::completions(shell, &mut Cli::command()),
         Cmd::Manpage { dir } => generate::manpages(dir.as_deref(), Cli::command()),

@@ -5,6 +5,7 @@
 
 pub mod ast;
 pub mod diag;
+pub mod format;
 mod lower;
 mod parser;
 pub mod source;

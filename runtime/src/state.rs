@@ -40,7 +40,7 @@ pub struct UnitState {
 }
 
 /// The whole state of a game in progress.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct State {
     pub turn: i64,
     pub phase: u32,

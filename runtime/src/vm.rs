@@ -104,6 +104,9 @@ pub struct Vm<'p> {
     pub(crate) control_now: Vec<Value>,
     /// Control is being evaluated (its `fn`s are pure; no re-entry).
     pub(crate) in_control: bool,
+    /// The state `control_now` was computed from: control `fn`s are pure functions of
+    /// the state, so an unchanged state needs no re-evaluation (`check_control`).
+    pub(crate) control_state: Option<crate::state::State>,
     /// How many chained triggers are firing inside one another's bodies.
     pub(crate) chain_depth: u32,
     /// The active calls, innermost last: (function, first register of its frame). A
@@ -189,6 +192,7 @@ impl<'p> Vm<'p> {
             seats: crate::players::Seating::one_per_side(prog.sides.len()),
             control_now: Vec::new(),
             in_control: false,
+            control_state: None,
             chain_depth: 0,
             frames: Vec::new(),
             fired: None,

@@ -102,6 +102,8 @@ pub struct Vm<'p> {
     pub(crate) seats: crate::players::Seating,
     /// The controller of each code of each `control` declaration, as last logged.
     pub(crate) control_now: Vec<Value>,
+    /// The first state slot of each track (`Program::track_bases`).
+    pub(crate) track_bases: Vec<usize>,
     /// Control is being evaluated (its `fn`s are pure; no re-entry).
     pub(crate) in_control: bool,
     /// The state `control_now` was computed from: control `fn`s are pure functions of
@@ -193,6 +195,7 @@ impl<'p> Vm<'p> {
             control_now: Vec::new(),
             in_control: false,
             control_state: None,
+            track_bases: prog.track_bases(),
             chain_depth: 0,
             frames: Vec::new(),
             fired: None,

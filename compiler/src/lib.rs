@@ -196,57 +196,71 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
         Some(list) if !list.is_empty() => Some(usize::MAX),
         _ => None,
     };
-    let main = layers::select(&book, &layers, &active, examples_of);
-    let (mut program, mut report, mut encoded) =
-        compile_one(&main, &mut diags, |p| layer_info(p, &book, &layers, &active, &main));
+    // `check` compiles each optional layer's configuration too; those compilations are
+    // independent of the default one and of one another, so they run on other cores
+    // while this thread compiles the default configuration, and are merged below in
+    // layer order (the same diagnostics and report as one after the other).
+    let optional: Vec<usize> = match on {
+        None => layers
+            .defs
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.optional && l.has_decls)
+            .map(|(i, _)| i)
+            .collect(),
+        Some(_) => Vec::new(),
+    };
+    let compile_layer = |li: usize| -> LayerOut {
+        let act = layers.active(std::slice::from_ref(&layers.defs[li].name));
+        let b = layers::select(&book, &layers, &act, Some(li));
+        let mut more = Vec::new();
+        let (_, r, enc) = compile_one(&b, &mut more, |p| layer_info(p, &book, &layers, &act, &b));
+        (r, enc, more)
+    };
+    let compile_main = |diags: &mut Vec<Diagnostic>| {
+        let main = layers::select(&book, &layers, &active, examples_of);
+        compile_one(&main, diags, |p| layer_info(p, &book, &layers, &active, &main))
+    };
+    let ((mut program, mut report, mut encoded), layer_outs) =
+        in_parallel(&optional, &mut diags, compile_main, compile_layer);
     if examples_of == Some(usize::MAX) {
         // Without its examples, this configuration would call a helper only examples use
         // "never used"; whether a declaration is used is `check`'s question, over every
         // configuration with its examples.
         diags.retain(|d| d.code != "W0001");
     }
-    if on.is_none() {
-        for (li, l) in layers.defs.iter().enumerate() {
-            if !l.optional || !l.has_decls {
+    for (r, enc, more) in layer_outs {
+        // "Never used" holds only where no configuration uses the declaration:
+        // keep a W0001 that this configuration reports too, drop the others.
+        let unused_here: std::collections::BTreeSet<_> =
+            more.iter().filter(|d| d.code == "W0001").map(|d| d.span).collect();
+        diags.retain(|d| d.code != "W0001" || unused_here.contains(&d.span));
+        for d in more {
+            // From a layer's configuration: its errors and its examples' results.
+            if !d.is_error() && !matches!(d.code, "W0003" | "W0005") {
                 continue;
             }
-            let act = layers.active(std::slice::from_ref(&l.name));
-            let b = layers::select(&book, &layers, &act, Some(li));
-            let mut more = Vec::new();
-            let (_, r, enc) = compile_one(&b, &mut more, |p| layer_info(p, &book, &layers, &act, &b));
-            // "Never used" holds only where no configuration uses the declaration:
-            // keep a W0001 that this configuration reports too, drop the others.
-            let unused_here: std::collections::BTreeSet<_> =
-                more.iter().filter(|d| d.code == "W0001").map(|d| d.span).collect();
-            diags.retain(|d| d.code != "W0001" || unused_here.contains(&d.span));
-            for d in more {
-                // From a layer's configuration: its errors and its examples' results.
-                if !d.is_error() && !matches!(d.code, "W0003" | "W0005") {
-                    continue;
-                }
-                let dup =
-                    diags.iter().any(|x| x.code == d.code && x.span == d.span && x.message == d.message);
-                if !dup {
-                    diags.push(d);
-                }
+            let dup = diags.iter().any(|x| x.code == d.code && x.span == d.span && x.message == d.message);
+            if !dup {
+                diags.push(d);
             }
-            report.examples_run += r.examples_run;
-            let known: std::collections::BTreeSet<_> = report.anchors.iter().map(|x| x.1).collect();
-            report.anchors.extend(r.anchors.into_iter().filter(|a| !known.contains(&a.1)));
-            for f in r.findings {
-                if !report.findings.contains(&f) {
-                    report.findings.push(f);
-                }
-            }
-            report.examples_passed += r.examples_passed;
-            for x in r.external {
-                if !report.external.contains(&x) {
-                    report.external.push(x);
-                }
-            }
-            report.external.sort();
-            encoded.extend(enc);
         }
+        report.examples_run += r.examples_run;
+        let known: std::collections::BTreeSet<_> = report.anchors.iter().map(|x| x.1).collect();
+        report.anchors.extend(r.anchors.into_iter().filter(|a| !known.contains(&a.1)));
+        for f in r.findings {
+            if !report.findings.contains(&f) {
+                report.findings.push(f);
+            }
+        }
+        report.examples_passed += r.examples_passed;
+        for x in r.external {
+            if !report.external.contains(&x) {
+                report.external.push(x);
+            }
+        }
+        report.external.sort();
+        encoded.extend(enc);
     }
     // Coverage over every configuration compiled; paragraphs superseded by a layer
     // always in play count as superseded unless something in play still encodes them.
@@ -295,6 +309,62 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
     }
     diags.sort_by_key(|d| (std::cmp::Reverse(d.severity), d.span.file, d.span.start));
     Compilation { program, diagnostics: diags, report }
+}
+
+/// What compiling one optional layer's configuration gives: its report, the paragraphs
+/// it encodes, its diagnostics.
+type LayerOut = (Report, std::collections::BTreeSet<String>, Vec<Diagnostic>);
+
+/// Run `main` on this thread and `layer` for each of `jobs` on the other cores (a
+/// shared counter hands the jobs out; this thread joins in after `main`). The layers'
+/// results come back in the order of `jobs`, whichever thread compiled them.
+fn in_parallel<M>(
+    jobs: &[usize],
+    diags: &mut Vec<Diagnostic>,
+    main: impl FnOnce(&mut Vec<Diagnostic>) -> M,
+    layer: impl Fn(usize) -> LayerOut + Sync,
+) -> (M, Vec<LayerOut>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(jobs.len() + 1);
+    if workers <= 1 {
+        let m = main(diags);
+        return (m, jobs.iter().map(|&li| layer(li)).collect());
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&li) = jobs.get(k) else { break };
+            done.push((k, layer(li)));
+        }
+        done
+    };
+    let mut slots: Vec<Option<LayerOut>> = jobs.iter().map(|_| None).collect();
+    let m = std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for _ in 1..workers {
+            // The main thread's stack size: deep expressions compile as they do there.
+            if let Ok(h) = std::thread::Builder::new().stack_size(8 << 20).spawn_scoped(scope, work) {
+                handles.push(h);
+            }
+        }
+        let m = main(diags);
+        let mut done = work();
+        for h in handles {
+            match h.join() {
+                Ok(d) => done.extend(d),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        for (k, out) in done {
+            slots[k] = Some(out);
+        }
+        m
+    });
+    // Every job was taken by exactly one thread; any left (none) compile here.
+    let outs = slots.into_iter().zip(jobs).map(|(o, &li)| o.unwrap_or_else(|| layer(li))).collect();
+    (m, outs)
 }
 
 /// Compile one configuration's declarations, verify, run its examples. Returns the

@@ -867,7 +867,9 @@ impl<'p> Vm<'p> {
     /// unit, or NO_REG for a global track).
     fn track_index_slot(&self, base: usize, track: u16, side: crate::op::Reg) -> Result<usize, RuntimeError> {
         let index = self.track_key(base, track, side)?;
-        self.prog.track_slot_at(track, index).ok_or_else(|| RuntimeError::new("R0002", "bad track index"))
+        self.prog
+            .track_slot_in(&self.track_bases, track, index)
+            .ok_or_else(|| RuntimeError::new("R0002", "bad track index"))
     }
 
     /// The index of a track's (first) key held in register `side` (None for NO_REG).
@@ -915,7 +917,7 @@ impl<'p> Vm<'p> {
             }
             (_, other) => return Err(RuntimeError::new("R0002", format!("track key {other:?}"))),
         };
-        self.prog.track_slot2(track, first, second).ok_or_else(bad)
+        self.prog.track_slot2_in(&self.track_bases, track, first, second).ok_or_else(bad)
     }
 
     /// A border's name in logs: the two spaces it joins, `A|B` (a hexside at the map edge

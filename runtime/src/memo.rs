@@ -340,7 +340,7 @@ impl CostMemo {
 }
 
 /// `dst = src.clone()`, reusing `dst`'s buffers (the derived `clone_from` allocates).
-fn copy_state(dst: &mut State, src: &State) {
+pub(crate) fn copy_state(dst: &mut State, src: &State) {
     // Most comparisons find little changed: copy only what differs.
     fn copy<T: Clone + PartialEq>(d: &mut Vec<T>, s: &[T]) {
         if d[..] != *s {

@@ -261,6 +261,7 @@ impl<'p> Vm<'p> {
             return Ok(());
         }
         self.control_now = self.controllers()?;
+        self.note_control_state();
         Ok(())
     }
 
@@ -269,6 +270,16 @@ impl<'p> Vm<'p> {
     /// paragraph of the change that caused it (`at`).
     pub(crate) fn check_control(&mut self) -> Exec<()> {
         if self.prog.controls.is_empty() || self.in_control {
+            return Ok(());
+        }
+        // Control `fn`s are pure functions of the state (the program and the seating
+        // are fixed for a game): with the state as at the last evaluation, every
+        // controller is as last noted, and nothing is logged. Not while an agent's
+        // view redacts hidden values.
+        if self.view.is_none()
+            && !self.control_now.is_empty()
+            && self.control_state.as_ref().is_some_and(|s| *s == self.state)
+        {
             return Ok(());
         }
         self.in_control = true;
@@ -280,6 +291,7 @@ impl<'p> Vm<'p> {
         if self.control_now.len() != now.len() {
             // First evaluation outside a game (an example, a session): no events.
             self.control_now = now;
+            self.note_control_state();
             return Ok(());
         }
         let prog = self.prog;
@@ -302,6 +314,19 @@ impl<'p> Vm<'p> {
             }
         }
         self.control_now = now;
+        self.note_control_state();
         Ok(())
+    }
+
+    /// Remember the state control was last evaluated in (reusing the buffers).
+    fn note_control_state(&mut self) {
+        if self.view.is_some() {
+            self.control_state = None;
+            return;
+        }
+        match &mut self.control_state {
+            Some(s) => crate::memo::copy_state(s, &self.state),
+            None => self.control_state = Some(self.state.clone()),
+        }
     }
 }

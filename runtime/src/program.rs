@@ -740,6 +740,39 @@ impl Program {
         None
     }
 
+    /// The first slot of every track (the widths of the tracks before it), so that
+    /// `track_slot_in` finds a slot without walking the tracks.
+    pub fn track_bases(&self) -> Vec<usize> {
+        let mut bases = Vec::with_capacity(self.tracks.len());
+        let mut slot = 0usize;
+        for t in &self.tracks {
+            bases.push(slot);
+            slot += self.track_width(t);
+        }
+        bases
+    }
+
+    /// As `track_slot_at`, with `bases` from `track_bases`.
+    pub fn track_slot_in(&self, bases: &[usize], track: u16, index: Option<usize>) -> Option<usize> {
+        let t = self.tracks.get(track as usize)?;
+        let slot = *bases.get(track as usize)?;
+        let w2 = self.track_width2(t);
+        match (t.per_side || t.per_unit || !t.per_group.is_empty() || t.key != SpaceKey::None, index) {
+            (true, Some(x)) if x < self.track_width1(t) => Some(slot + x * w2),
+            (false, _) => Some(slot),
+            _ => None,
+        }
+    }
+
+    /// As `track_slot2`, with `bases` from `track_bases`.
+    pub fn track_slot2_in(&self, bases: &[usize], track: u16, a: usize, b: usize) -> Option<usize> {
+        let t = self.tracks.get(track as usize)?;
+        if t.second.is_none() || b >= self.track_width2(t) {
+            return None;
+        }
+        self.track_slot_in(bases, track, Some(a)).map(|first| first + b)
+    }
+
     /// The width of a track's second key (1 without one).
     pub fn track_width2(&self, t: &TrackDef) -> usize {
         match &t.second {

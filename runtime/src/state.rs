@@ -40,7 +40,7 @@ pub struct UnitState {
 }
 
 /// The whole state of a game in progress.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct State {
     pub turn: i64,
     pub phase: u32,
@@ -103,12 +103,14 @@ impl State {
             }
         }
         let mut tracks = vec![0i64; program.track_slots()];
+        // Slots found from the tracks' first slots, computed once.
+        let bases = program.track_bases();
         for (i, t) in program.tracks.iter().enumerate() {
             if t.second.is_some() {
                 // A track with two keys starts at the low end of its range everywhere.
                 for x in 0..program.track_width1(t) {
                     for y in 0..program.track_width2(t) {
-                        if let Some(slot) = program.track_slot2(i as u16, x, y) {
+                        if let Some(slot) = program.track_slot2_in(&bases, i as u16, x, y) {
                             tracks[slot] = t.lo;
                         }
                     }
@@ -125,7 +127,7 @@ impl State {
                         .and_then(|steps| steps.first().copied())
                         .unwrap_or(t.lo)
                         .clamp(t.lo, t.hi);
-                    if let Some(slot) = program.track_slot_at(i as u16, Some(u)) {
+                    if let Some(slot) = program.track_slot_in(&bases, i as u16, Some(u)) {
                         tracks[slot] = start;
                     }
                 }
@@ -133,7 +135,7 @@ impl State {
             }
             if t.key != crate::program::SpaceKey::None {
                 for x in 0..program.track_width(t) {
-                    if let Some(slot) = program.track_slot_at(i as u16, Some(x)) {
+                    if let Some(slot) = program.track_slot_in(&bases, i as u16, Some(x)) {
                         tracks[slot] = t.lo;
                     }
                 }
@@ -141,7 +143,7 @@ impl State {
             }
             if !t.per_group.is_empty() {
                 for x in 0..t.per_group.len() {
-                    if let Some(slot) = program.track_slot_at(i as u16, Some(x)) {
+                    if let Some(slot) = program.track_slot_in(&bases, i as u16, Some(x)) {
                         tracks[slot] = t.lo;
                     }
                 }
@@ -150,13 +152,13 @@ impl State {
             let sides = if t.per_side { program.sides.len() } else { 1 };
             for s in 0..sides {
                 let side = if t.per_side { Some(s as u8) } else { None };
-                if let Some(slot) = program.track_slot(i as u16, side) {
+                if let Some(slot) = program.track_slot_in(&bases, i as u16, side.map(usize::from)) {
                     tracks[slot] = t.lo;
                 }
             }
         }
         for &(track, side, v) in &scenario.track_starts {
-            if let Some(slot) = program.track_slot(track, side) {
+            if let Some(slot) = program.track_slot_in(&bases, track, side.map(usize::from)) {
                 tracks[slot] = v;
             }
         }

@@ -102,8 +102,13 @@ pub struct Vm<'p> {
     pub(crate) seats: crate::players::Seating,
     /// The controller of each code of each `control` declaration, as last logged.
     pub(crate) control_now: Vec<Value>,
+    /// The first state slot of each track (`Program::track_bases`).
+    pub(crate) track_bases: Vec<usize>,
     /// Control is being evaluated (its `fn`s are pure; no re-entry).
     pub(crate) in_control: bool,
+    /// The state `control_now` was computed from: control `fn`s are pure functions of
+    /// the state, so an unchanged state needs no re-evaluation (`check_control`).
+    pub(crate) control_state: Option<crate::state::State>,
     /// How many chained triggers are firing inside one another's bodies.
     pub(crate) chain_depth: u32,
     /// The active calls, innermost last: (function, first register of its frame). A
@@ -189,6 +194,8 @@ impl<'p> Vm<'p> {
             seats: crate::players::Seating::one_per_side(prog.sides.len()),
             control_now: Vec::new(),
             in_control: false,
+            control_state: None,
+            track_bases: prog.track_bases(),
             chain_depth: 0,
             frames: Vec::new(),
             fired: None,

@@ -53,9 +53,9 @@ fn napoleon_lists_both_parts_and_checks_clean() {
         assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
     }
     // The Campaign Game's administration is encoded in its optional layer (E[92.],
-    // E[110.]); its Extended March is not yet (E[133.]).
+    // E[110.]); its Administrative March is not yet (E[135.]).
     assert!(r.encoded.iter().any(|e| e == "Exclusive[110.]"));
-    assert!(r.missing.iter().any(|e| e == "Exclusive[133.]"));
+    assert!(r.missing.iter().any(|e| e == "Exclusive[135.]"));
     let layers: Vec<(&str, bool)> = r.layers.iter().map(|l| (l.0.as_str(), l.2)).collect();
     assert_eq!(
         layers,
@@ -1058,6 +1058,9 @@ fn napoleon_campaign_movement_commands_cost_aps() {
                 if let Some(n) = now("spends one AP for a Movement Command") {
                     assert_eq!(n, level[side] - 1, "seed {seed}: {m}");
                     level.insert(side.to_string(), n);
+                } else if let Some(n) = now("spends one more AP for an Extended March") {
+                    assert_eq!(n, level[side] - 1, "seed {seed}: {m}");
+                    level.insert(side.to_string(), n);
                 } else if let Some(n) = now("pays one AP for the change of Supply Source") {
                     assert_eq!(n, level[side] - 1, "seed {seed}: {m}");
                     level.insert(side.to_string(), n);
@@ -1110,4 +1113,36 @@ fn napoleon_campaign_strategic_victory() {
         }
         assert!(strategic > 0 && at_once > 0, "{winner}: some game ends at the end of Game-Turn 4");
     }
+}
+
+#[test]
+fn napoleon_campaign_extended_march() {
+    // E[133.]-E[134.]: an Extended March follows a Movement Command and costs one more
+    // AP (followed in napoleon_campaign_movement_commands_cost_aps); its attrition adds
+    // one for each MP beyond the normal allowance, at most 4, and only after one.
+    let c = campaign_editing(|_, t| t);
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut marches, mut added) = (0, 0);
+    for seed in 1..=4 {
+        let out = play(prog, &campaign_options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
+        assert!(out.result.is_ok());
+        let msgs: Vec<String> = out.log.lines.iter().map(|l| field(l, "message")).collect();
+        let mut open = false;
+        for (i, m) in msgs.iter().enumerate() {
+            if m.contains("spends one more AP for an Extended March") {
+                marches += 1;
+                assert!(msgs[..i].iter().rev().find(|x| x.contains(" spends ")).is_some_and(|x| x.contains("spends one AP for a Movement Command")), "{m}");
+                open = true;
+            } else if m.contains("spends one AP for a Movement Command") {
+                open = false;
+            }
+            if m.contains("to the attrition die for the Extended March") {
+                assert!(open, "seed {seed}: an Extended March addition without one: {m}");
+                let n: i64 = m.split('+').nth(1).expect("n").split_whitespace().next().expect("n").parse().expect("n");
+                assert!((1..=4).contains(&n), "{m}");
+                added += 1;
+            }
+        }
+    }
+    assert!(marches > 0 && added > 0, "{marches} {added}");
 }

@@ -52,8 +52,10 @@ fn napoleon_lists_both_parts_and_checks_clean() {
     for p in ["Standard[146.]", "Standard[174.]", "Standard[188.]", "Standard[193.]", "Exclusive[183.]"] {
         assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
     }
-    // The Campaign Game's administration is not (E[92.], E[110.]).
-    assert!(r.missing.iter().any(|e| e == "Exclusive[110.]"));
+    // The Campaign Game's administration is encoded in its optional layer (E[92.],
+    // E[110.]); its Administrative March is not yet (E[135.]).
+    assert!(r.encoded.iter().any(|e| e == "Exclusive[110.]"));
+    assert!(r.missing.iter().any(|e| e == "Exclusive[135.]"));
     let layers: Vec<(&str, bool)> = r.layers.iter().map(|l| (l.0.as_str(), l.2)).collect();
     assert_eq!(
         layers,
@@ -958,4 +960,189 @@ fn napoleon_organization_segment() {
         "{moved} {gave} {activated} {deactivated} {made} {emptied}"
     );
     assert!(flipped >= 10 && placed >= 5, "{flipped} flips, {placed} placed");
+}
+
+/// The rulebook compiled with the Campaign layer in play, each file's text passed
+/// through `edit`.
+fn campaign_editing(edit: impl Fn(&str, String) -> String) -> Compilation {
+    let mut names: Vec<_> = std::fs::read_dir(dir())
+        .expect("reads")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ks"))
+        .collect();
+    names.sort();
+    let mut sources = kriegsspiel_dsl::SourceMap::new();
+    for p in names {
+        let text = std::fs::read_to_string(&p).expect("reads");
+        let name = p.file_name().expect("name").to_string_lossy().to_string();
+        sources.add(p.display().to_string(), edit(&name, text));
+    }
+    compile_with(&sources, &["campaign".to_string()])
+}
+
+fn campaign_options(seed: u64, french: AgentKind, coalition: AgentKind) -> GameOptions {
+    let mut o = GameOptions { scenario: "CB".into(), seed, agents: agents(french, coalition), ..GameOptions::default() };
+    o.options.insert("campaign".to_string());
+    o
+}
+
+fn messages(lines: &[String], needle: &str) -> usize {
+    lines.iter().filter(|l| l.contains(needle)).count()
+}
+
+#[test]
+fn napoleon_campaign_plays_to_a_level_of_victory() {
+    // The Campaign Scenario from Set-up B (E[184.], E[196.]) with the Campaign layer:
+    // 21 Game-Turns (4 to 24) to an E[145.] level of victory; APs received and spent,
+    // Centers of Operations, replacements through the pool. Same seed, same log.
+    let c = campaign_editing(|_, t| t);
+    assert!(!c.has_errors(), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    let prog = c.program.as_ref().expect("compiles");
+    let kinds = [
+        (AgentKind::Heuristic, AgentKind::Heuristic),
+        (AgentKind::Random, AgentKind::Random),
+        (AgentKind::Random, AgentKind::Heuristic),
+    ];
+    let (mut received, mut spent, mut replaced, mut moved) = (0, 0, 0, 0);
+    for seed in 1..=3 {
+        for (f, k) in kinds.iter().cloned() {
+            let out = play(prog, &campaign_options(seed, f.clone(), k.clone())).expect("plays");
+            let res = out.result.as_ref().unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+            assert!(res.reason.contains("E[145.]"), "{}", res.reason);
+            let last = out.log.lines.last().expect("a log");
+            assert!(last.contains(r#""type":"end""#), "{last}");
+            if !res.reason.contains("Strategic") {
+                // Played to the end of Game-Turn 24.
+                assert!(last.contains(r#""turn":21"#), "{last}");
+                assert_eq!(messages(&out.log.lines, "end of Game-Turn 24: Paris Morale"), 2);
+            }
+            // No Movement Command is made without an AP: each spend leaves a count >= 0,
+            // and none is made without a Center of Operations (E[131.]).
+            received += messages(&out.log.lines, "APs (2d6");
+            spent += messages(&out.log.lines, "spends one AP for a Movement Command");
+            replaced += messages(&out.log.lines, "receives a replacement SP");
+            moved += messages(&out.log.lines, "Center of Operations moves to");
+            // The Battle Scenario's Movement Commands per turn are not used.
+            assert_eq!(messages(&out.log.lines, "Force to receive a Movement Command (S[99.])"), 0);
+            let again = play(prog, &campaign_options(seed, f, k)).expect("plays");
+            assert_eq!(out.log.lines, again.log.lines, "same seed, same log");
+        }
+    }
+    assert!(received > 0 && spent > 0 && replaced > 0 && moved > 0, "{received} {spent} {replaced} {moved}");
+    // Without the layer the Campaign Scenario is not offered.
+    let plain = compiled();
+    let o = campaign_options(1, AgentKind::Heuristic, AgentKind::Heuristic);
+    let refused = play(plain.program.as_ref().expect("compiles"), &o);
+    assert!(refused.is_err() || refused.as_ref().is_ok_and(|g| g.result.is_err()));
+}
+
+#[test]
+fn napoleon_campaign_movement_commands_cost_aps() {
+    // E[131.]: each Movement Command costs one AP from the accumulated total; with the
+    // Supply Source marker flipped the Center of Operations is inactive (E[95.]) and the
+    // army receives no APs. Followed through the log of heuristic games.
+    let c = campaign_editing(|_, t| t);
+    let prog = c.program.as_ref().expect("compiles");
+    for seed in 1..=3 {
+        let out = play(prog, &campaign_options(seed, AgentKind::Heuristic, AgentKind::Random)).expect("plays");
+        assert!(out.result.is_ok());
+        let mut level: BTreeMap<String, i64> = [("French".to_string(), 9), ("Coalition".to_string(), 12)].into();
+        for l in &out.log.lines {
+            let m = field(l, "message");
+            for side in ["French", "Coalition"] {
+                let now = |tail: &str| -> Option<i64> {
+                    m.strip_prefix(&format!("{side} "))?.contains(tail).then_some(())?;
+                    let n = m.rsplit(": ").next()?.split_whitespace().next()?.parse().ok()?;
+                    Some(n)
+                };
+                if let Some(n) = now("spends one AP for a Movement Command") {
+                    assert_eq!(n, level[side] - 1, "seed {seed}: {m}");
+                    level.insert(side.to_string(), n);
+                } else if let Some(n) = now("spends one more AP for an Extended March") {
+                    assert_eq!(n, level[side] - 1, "seed {seed}: {m}");
+                    level.insert(side.to_string(), n);
+                } else if let Some(n) = now("pays one AP for the change of Supply Source") {
+                    assert_eq!(n, level[side] - 1, "seed {seed}: {m}");
+                    level.insert(side.to_string(), n);
+                } else if m.starts_with(&format!("{side} receives ")) && m.contains("APs (2d6") {
+                    let got: i64 = m.split_whitespace().nth(2).expect("n").parse().expect("n");
+                    let n: i64 = m.rsplit(": ").next().expect("total").split_whitespace().next().expect("n").parse().expect("n");
+                    assert_eq!(n, level[side] + got, "seed {seed}: {m}");
+                    level.insert(side.to_string(), n);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn napoleon_campaign_strategic_victory() {
+    // E[145.]: Paris Morale off either end of the track at the end of a Game-Turn ends
+    // the game. Started off the positive (negative) end, a game whose first Game-Turn
+    // does not bring it back ends at once with the French (Coalition) Strategic Victory.
+    for (start, winner) in [("5", "French"), ("-5", "Coalition")] {
+        let c = campaign_editing(|name, t| {
+            if name == "campaign.ks" {
+                let i = t.find("scenario \"CB\"").expect("the scenario");
+                let (a, b) = t.split_at(i);
+                format!("{a}{}", b.replacen("start paris_morale French 0;", &format!("start paris_morale French {start};"), 1))
+            } else {
+                t
+            }
+        });
+        let prog = c.program.as_ref().expect("compiles");
+        let (mut strategic, mut at_once) = (0, 0);
+        for seed in 1..=6 {
+            let out = play(prog, &campaign_options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+            let res = out.result.as_ref().expect("ends");
+            // Paris Morale at the end of each Game-Turn played.
+            let ends: Vec<&String> = out.log.lines.iter().filter(|l| l.contains("end of Game-Turn")).collect();
+            let off = format!("Paris Morale {start}\"");
+            if res.reason.contains("Strategic") {
+                strategic += 1;
+                assert_eq!(res.winner.as_deref(), Some(winner));
+                // Off the end at the last Game-Turn's end, and at no earlier one.
+                assert!(ends.last().expect("a Game-Turn").contains(&off), "{:?}", ends.last());
+                assert!(ends[..ends.len() - 1].iter().all(|l| !l.contains(&off)));
+                if ends.len() == 1 {
+                    at_once += 1;
+                }
+            } else {
+                assert!(ends.iter().all(|l| !l.contains(&off)), "seed {seed}: off the end without ending");
+            }
+        }
+        assert!(strategic > 0 && at_once > 0, "{winner}: some game ends at the end of Game-Turn 4");
+    }
+}
+
+#[test]
+fn napoleon_campaign_extended_march() {
+    // E[133.]-E[134.]: an Extended March follows a Movement Command and costs one more
+    // AP (followed in napoleon_campaign_movement_commands_cost_aps); its attrition adds
+    // one for each MP beyond the normal allowance, at most 4, and only after one.
+    let c = campaign_editing(|_, t| t);
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut marches, mut added) = (0, 0);
+    for seed in 1..=4 {
+        let out = play(prog, &campaign_options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
+        assert!(out.result.is_ok());
+        let msgs: Vec<String> = out.log.lines.iter().map(|l| field(l, "message")).collect();
+        let mut open = false;
+        for (i, m) in msgs.iter().enumerate() {
+            if m.contains("spends one more AP for an Extended March") {
+                marches += 1;
+                assert!(msgs[..i].iter().rev().find(|x| x.contains(" spends ")).is_some_and(|x| x.contains("spends one AP for a Movement Command")), "{m}");
+                open = true;
+            } else if m.contains("spends one AP for a Movement Command") {
+                open = false;
+            }
+            if m.contains("to the attrition die for the Extended March") {
+                assert!(open, "seed {seed}: an Extended March addition without one: {m}");
+                let n: i64 = m.split('+').nth(1).expect("n").split_whitespace().next().expect("n").parse().expect("n");
+                assert!((1..=4).contains(&n), "{m}");
+                added += 1;
+            }
+        }
+    }
+    assert!(marches > 0 && added > 0, "{marches} {added}");
 }

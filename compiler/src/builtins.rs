@@ -206,7 +206,8 @@ pub fn signatures() -> Vec<BSig> {
         ),
         s("turn", Builtin::Turn, vec![], Ty::Int, false, "current game turn"),
         s("phasing", Builtin::Phasing, vec![], Ty::Side, false, "the phasing side"),
-        s("scenario_turns", Builtin::ScenarioTurns, vec![], Ty::Int, false, "the scenario's length in turns"),
+        s("scenario_turns", Builtin::ScenarioTurns, vec![], Ty::Int, false, "the scenario's last turn"),
+        s("first_turn", Builtin::FirstTurn, vec![], Ty::Int, false, "the turn the scenario begins on"),
         s("order", Builtin::Order, vec![], Ty::list(Ty::Side), false, "the scenario's player-turn order"),
         s("flag", Builtin::Flag, vec![Flag], Ty::Bool, false, "a scenario flag"),
         s(
@@ -381,8 +382,8 @@ pub fn signatures() -> Vec<BSig> {
     ];
     for b in v.iter_mut() {
         b.iv = match b.name {
-            "distance" | "enemy_distance" | "len" | "turn" | "scenario_turns" | "exited" | "abs"
-            | "cup_size" | "deck_size" | "discard_size" => Iv::new(0, BIG),
+            "distance" | "enemy_distance" | "len" | "turn" | "scenario_turns" | "first_turn" | "exited"
+            | "abs" | "cup_size" | "deck_size" | "discard_size" => Iv::new(0, BIG),
             "relative" => Iv::new(-1, 5),
             _ => Iv::ANY,
         };

@@ -856,7 +856,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.expect_ty(&n, &Ty::Int, count.span, "number of turns");
                 let limit = self.temp();
                 self.emit(Op::Mov { dst: limit, src: n.reg });
-                let t = self.load(Value::Int(1));
+                // The loop counts from the scenario's first turn (`start turn N;`, else 1).
+                let t = self.temp();
+                self.emit(Op::Builtin { b: Builtin::FirstTurn, dst: t, a: [NO_REG; 5], argc: 0 });
                 let one = self.load(Value::Int(1));
                 let top = self.here();
                 let c = self.temp();

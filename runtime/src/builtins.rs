@@ -221,6 +221,9 @@ impl<'p> Vm<'p> {
             Builtin::ScenarioTurns => {
                 Value::Int(self.prog.scenarios.get(self.scenario).map(|s| s.turns).unwrap_or(0))
             }
+            Builtin::FirstTurn => {
+                Value::Int(self.prog.scenarios.get(self.scenario).map(|s| s.first_turn).unwrap_or(1))
+            }
             Builtin::Order => {
                 let l = self.new_list();
                 let order: Vec<u8> =

@@ -204,6 +204,8 @@ pub enum Builtin {
     /// `can_form(unit, formation) -> Bool`: does the unit's type declare a change from
     /// its current face to this one?
     CanForm,
+    /// `first_turn() -> Int`: the turn the scenario begins on (`start turn N;`, else 1).
+    FirstTurn,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.

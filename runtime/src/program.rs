@@ -644,7 +644,12 @@ pub struct CounterDef {
 pub struct ScenarioDef {
     pub id: String,
     pub title: String,
+    /// The last turn (`turns N;`).
     pub turns: i64,
+    /// The turn the scenario begins on (`start turn N;`): the sequence's `turns` loop
+    /// counts from it.
+    #[serde(default = "turn_one")]
+    pub first_turn: i64,
     pub order: Vec<u8>,
     /// Start value per track slot (see `State::track_slot`).
     pub track_starts: Vec<(u16, Option<u8>, i64)>,
@@ -665,6 +670,10 @@ pub struct PlacementDef {
     /// `in Column`: the face it starts in.
     #[serde(default)]
     pub face: u8,
+}
+
+fn turn_one() -> i64 {
+    1
 }
 
 /// A datum that is not from the rulebook text, with the reason it was supplied.

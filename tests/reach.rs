@@ -1,0 +1,133 @@
+//! The language's reach beyond hex-and-counter, the remaining items of issue 18, each on
+//! an inline rulebook: a scenario that starts on turn N (`start turn N;`, `first_turn()`,
+//! E0599 for a unit entering before it).
+
+use kriegsspiel_compiler::Compilation;
+use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
+use std::collections::BTreeMap;
+
+mod support;
+
+fn compile_src(src: &str) -> Compilation {
+    support::inline::compile_one("reach.ks", src)
+}
+
+fn heuristic_both() -> BTreeMap<String, AgentKind> {
+    [("A".to_string(), AgentKind::Heuristic), ("B".to_string(), AgentKind::Heuristic)].into()
+}
+
+fn lines_of(c: &Compilation, scenario: &str, seed: u64) -> Vec<String> {
+    let out = play(
+        c.program.as_ref().expect("compiles"),
+        &GameOptions { scenario: scenario.into(), seed, agents: heuristic_both(), ..GameOptions::default() },
+    )
+    .expect("plays");
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    out.log.lines.clone()
+}
+
+// ------------------------------------------------------------------ start turn N
+
+const LATE: &str = r#"
+rulebook "Late start" { numbering dotted; dice d6; }
+contents { §1.0 "Pieces" §2.0 "Turns" §3.0 "Scenarios" }
+§1.0 sides { A, B }
+§1.0 rating cs: 0..9
+§1.0 classes { foot }
+§1.0 unit Foot: foot steps 1
+§1.0 terrain Plain { cost: 1 }
+§1.0 map "strip" { grid 4 x 1 even_down; }
+§1.0 counters {
+  A "Alpha" Foot { cs: 4 }
+  A "Bravo" Foot { cs: 3 }
+  B "Xray" Foot { cs: 5 }
+}
+§2.0 track played: 0..20
+§2.0 track opened_on: 0..20
+§2.0 procedure open() { if turn() == first_turn() { set opened_on = turn(); } adjust played by 1; }
+§2.0 sequence { turns scenario_turns() { call open(); } draw "the scenario ends"; }
+§3.0 scenario "full" "the whole campaign" {
+  turns 5; order A, B;
+  setup A { "Alpha" at 0101; "Bravo" enters turn 4 at 0201; }
+  setup B { "Xray" at 0401; }
+}
+§3.0 scenario "late" "the last three turns" {
+  start turn 3; turns 5; order A, B;
+  setup A { "Alpha" at 0101; "Bravo" enters turn 4 at 0201; }
+  setup B { "Xray" at 0401; }
+}
+§3.0 example "the late scenario's clock starts on turn 3" {
+  scenario "late";
+  place "Alpha" at 0101;
+  run open();
+  expect turn() == 3 and first_turn() == 3 and opened_on == 3 and played == 1;
+}
+§3.0 example "the full scenario starts on turn 1" {
+  scenario "full";
+  place "Alpha" at 0101;
+  run open();
+  expect turn() == 1 and first_turn() == 1 and opened_on == 1;
+}
+"#;
+
+fn turns_logged(lines: &[String]) -> Vec<i64> {
+    lines
+        .iter()
+        .filter(|l| l.contains(r#""type":"turn""#))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()?.get("turn")?.as_i64())
+        .collect()
+}
+
+#[test]
+fn a_scenario_starting_on_turn_3_plays_turns_3_to_5_only() {
+    let c = compile_src(LATE);
+    assert!(!c.has_errors());
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (2, 2));
+    let late = lines_of(&c, "late", 1);
+    assert_eq!(turns_logged(&late), vec![3, 4, 5]);
+    // The track counted three turns, not five, and the first was turn 3.
+    let last_played = late.iter().rfind(|l| l.contains(r#""track":"played""#)).expect("adjusted");
+    assert!(last_played.contains(r#""value":3"#), "{last_played}");
+    assert!(late.iter().any(|l| l.contains(r#""track":"opened_on""#) && l.contains(r#""value":3"#)));
+    // The reinforcement still enters on its own turn, 4.
+    let enter = late.iter().find(|l| l.contains(r#""type":"enter""#)).expect("Bravo enters");
+    assert!(enter.contains(r#""turn":4"#) && enter.contains("Bravo"), "{enter}");
+    // Without `start turn`, nothing changes: turns 1 to 5.
+    assert_eq!(turns_logged(&lines_of(&c, "full", 1)), vec![1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn a_unit_entering_before_the_first_turn_is_e0599_at_its_turn() {
+    let src = LATE.replace(
+        r#"start turn 3; turns 5; order A, B;
+  setup A { "Alpha" at 0101; "Bravo" enters turn 4 at 0201; }"#,
+        r#"start turn 3; turns 5; order A, B;
+  setup A { "Alpha" at 0101; "Bravo" enters turn 2 at 0201; }"#,
+    );
+    let c = compile_src(&src);
+    let d = c.diagnostics.iter().find(|d| d.code == "E0599").expect("E0599");
+    assert!(d.message.contains("Bravo") && d.message.contains("turn 2"), "{}", d.message);
+    assert_eq!(&src[d.span.start as usize..d.span.end as usize], "2");
+    assert!(
+        d.labels.iter().any(|(sp, _)| &src[sp.start as usize..sp.end as usize] == "3"),
+        "points at `start turn 3`"
+    );
+    assert!(d.paragraphs.iter().any(|p| p == "3.0"));
+    assert!(c.program.is_none());
+}
+
+#[test]
+fn a_scenario_ending_before_it_starts_is_e0599() {
+    let src = LATE.replace("start turn 3; turns 5;", "start turn 6; turns 5;");
+    let c = compile_src(&src);
+    let d = c.diagnostics.iter().find(|d| d.code == "E0599" && d.message.contains("ends on turn 5"));
+    assert!(d.is_some(), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    let zero = LATE.replace("start turn 3;", "start turn 0;");
+    let c = compile_src(&zero);
+    assert!(c.diagnostics.iter().any(|d| d.code == "E0599" && d.message.contains("turn 0")));
+    // `turn` stays free as the start of a track line: `start turnout A 2;`.
+    let track = LATE
+        .replace("§2.0 track played: 0..20", "§2.0 track played: 0..20\n§2.0 track turnout: 0..20")
+        .replace("start turn 3; turns 5;", "start turn 3; start turnout A 2; turns 5;");
+    assert!(!compile_src(&track).has_errors());
+}

@@ -131,3 +131,74 @@ fn a_scenario_ending_before_it_starts_is_e0599() {
         .replace("start turn 3; turns 5;", "start turn 3; start turnout A 2; turns 5;");
     assert!(!compile_src(&track).has_errors());
 }
+
+// ------------------------------------------------------------------ searches from a hex
+
+const LINES: &str = r#"
+rulebook "Lines" { numbering dotted; dice d6; }
+contents { §1.0 "Pieces" §2.0 "Movement" §3.0 "Supply" }
+§1.0 sides { A, B }
+§1.0 rating mp: 0..9
+§1.0 classes { foot }
+§1.0 unit Foot: foot steps 1
+§1.0 terrain Plain { cost: 1 }
+§1.0 terrain Marsh { cost: 3 }
+§1.0 map "strip" { grid 7 x 1 even_down; default Plain; terrain Marsh { 0501 } }
+§1.0 counters {
+  A "Alpha" Foot { mp: 2 }
+  B "Xray" Foot { mp: 2 }
+}
+§2.0 fn allow(u: Unit) -> Int = u.mp;
+§2.0 fn step_cost(u: Unit, a: Hex, b: Hex) -> Int =
+  if occupied_by(b, other(u.side)) then -1 else b.terrain.cost;
+§2.0 movement { allowance: allow; cost: step_cost; }
+§3.0 fn supply_step(s: Side, a: Hex, b: Hex) -> Int =
+  if occupied_by(b, other(s)) then -1 else b.terrain.cost;
+§3.0 fn in_supply(s: Side, source: Hex, h: Hex) -> Bool = contains(within_from(s, source, 3, supply_step), h);
+§3.0 sequence { draw "nothing to play"; }
+§3.0 scenario "s" "s" { order A, B; setup A { "Alpha" at 0101; } setup B { "Xray" at 0601; } }
+§2.0 example "from a hex it is not in, Alpha moves by its own hooks" {
+  scenario "s";
+  place "Alpha" at 0101;
+  place "Xray" at 0701;
+  expect len(reachable_from(unit("Alpha"), @0301)) == 4
+    and contains(reachable_from(unit("Alpha"), @0301), @0101)
+    and contains(reachable_from(unit("Alpha"), @0301), @0401)
+    and not contains(reachable_from(unit("Alpha"), @0301), @0501)
+    and len(reachable(unit("Alpha"))) == 3;
+}
+§3.0 example "a supply line from 0101 runs three hexes, not through an enemy" {
+  scenario "s";
+  place "Alpha" at 0101;
+  place "Xray" at 0301;
+  expect in_supply(A, @0101, @0201) and not in_supply(A, @0101, @0401)
+    and in_supply(B, @0401, @0301) and in_supply(B, @0401, @0501) and not in_supply(B, @0401, @0701);
+}
+"#;
+
+#[test]
+fn searches_start_from_a_hex() {
+    let c = compile_src(LINES);
+    assert!(!c.has_errors());
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (2, 2));
+}
+
+#[test]
+fn a_search_from_a_hex_is_not_a_list_ending_in_one() {
+    // The budget and the enemy decide: with a supply budget of 1, 0301 is out of reach.
+    let tight =
+        LINES.replace("within_from(s, source, 3, supply_step)", "within_from(s, source, 1, supply_step)");
+    let c = compile_src(&tight);
+    assert!(!c.has_errors());
+    assert!(c.report.examples_passed < c.report.examples_run, "the supply example must fail now");
+    // A step fn of the wrong shape is E0301; an unknown one E0109.
+    let wrong =
+        LINES.replace("within_from(s, source, 3, supply_step)", "within_from(s, source, 3, step_cost)");
+    assert!(compile_src(&wrong)
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "E0301" && d.message.contains("Side, Hex, Hex")));
+    let unknown =
+        LINES.replace("within_from(s, source, 3, supply_step)", "within_from(s, source, 3, supply_stp)");
+    assert!(compile_src(&unknown).diagnostics.iter().any(|d| d.code == "E0109"));
+}

@@ -34,6 +34,8 @@ pub enum P {
     OptionRule,
     /// The name of a `fn (Unit, Hex, Hex) -> Int` (a step cost).
     StepFn,
+    /// The name of a `fn (Side, Hex, Hex) -> Int` (a step cost of a side's search).
+    SideStepFn,
     /// A formation (a code of the `Formation` group of `formations` declarations).
     Formation,
 }
@@ -154,6 +156,14 @@ pub fn signatures() -> Vec<BSig> {
             Ty::list(Ty::Hex),
             false,
             "hexes the unit can reach by the movement hooks",
+        ),
+        s(
+            "reachable_from",
+            Builtin::ReachableFrom,
+            vec![T(Ty::Unit), T(Ty::Hex)],
+            Ty::list(Ty::Hex),
+            false,
+            "hexes the unit could reach by the movement hooks starting from the hex",
         ),
         s(
             "in_ezoc",
@@ -277,6 +287,14 @@ pub fn signatures() -> Vec<BSig> {
             Ty::list(Ty::Hex),
             false,
             "hexes reachable from the unit's hex within a budget, by a step-cost fn (Unit, Hex, Hex) -> Int",
+        ),
+        s(
+            "within_from",
+            Builtin::WithinFrom,
+            vec![T(Ty::Side), T(Ty::Hex), T(Ty::Int), SideStepFn],
+            Ty::list(Ty::Hex),
+            false,
+            "hexes reachable from a hex within a budget, by a step-cost fn (Side, Hex, Hex) -> Int",
         ),
         s("ceil_div", Builtin::CeilDiv, vec![T(Ty::Int), T(Ty::Int)], Ty::Int, false, "division rounding up"),
         s(

@@ -105,6 +105,19 @@ impl<'p> Vm<'p> {
                 let u = unit(a(0))?;
                 self.reachable(u)?
             }
+            Builtin::ReachableFrom => {
+                let u = unit(a(0))?;
+                let start = hex(a(1))?;
+                let reach = self.reach_compute_from(u, start)?;
+                let l = self.new_list();
+                self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
+                Value::List(l)
+            }
+            Builtin::WithinFrom => {
+                let s = side(a(0))?;
+                let start = hex(a(1))?;
+                self.within_from(s, start, as_int(a(2))?, as_int(a(3))?)?
+            }
             Builtin::InEzoc => Value::Bool(self.in_ezoc(hex(a(0))?, side(a(1))?)?),
             Builtin::EnemyDistance => {
                 let h = hex(a(0))?;
@@ -525,13 +538,18 @@ impl<'p> Vm<'p> {
     }
 
     fn reach_compute(&mut self, u: u16) -> Exec<Vec<geo::Reach>> {
+        self.reach_compute_from(u, self.state.units[u as usize].hex)
+    }
+
+    /// The movement search of unit `u` started from hex `start` (its own hex for
+    /// `reachable`; any hex for `reachable_from`).
+    fn reach_compute_from(&mut self, u: u16, start: u32) -> Exec<Vec<geo::Reach>> {
         let hooks = &self.prog.hooks;
         let (Some(allow_f), Some(cost_f)) = (hooks.move_allowance, hooks.move_cost) else {
             return Err(RuntimeError::new("R0008", "the rulebook declares no movement hooks").into());
         };
         let stop_f = hooks.move_stop;
-        let start = self.state.units[u as usize].hex;
-        if start == OFF_MAP {
+        if start == OFF_MAP || start >= self.board.hex_count() {
             return Ok(Vec::new());
         }
         let allowance = as_int(self.call(allow_f, &[Value::Unit(u)])?)?.clamp(0, i32::MAX as i64) as i32;

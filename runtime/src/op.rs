@@ -206,6 +206,13 @@ pub enum Builtin {
     CanForm,
     /// `first_turn() -> Int`: the turn the scenario begins on (`start turn N;`, else 1).
     FirstTurn,
+    /// `reachable_from(unit, hex) -> List<Hex>`: the unit's movement search (its hooks,
+    /// its allowance) started from the hex instead of its own: an entry hex, a hex it
+    /// is not in.
+    ReachableFrom,
+    /// `within_from(side, hex, budget, step) -> List<Hex>`: a search from a hex, each
+    /// step `a -> b` costing `step(side, a, b)` (a supply line traced from a source).
+    WithinFrom,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.

@@ -202,3 +202,93 @@ fn a_search_from_a_hex_is_not_a_list_ending_in_one() {
         LINES.replace("within_from(s, source, 3, supply_step)", "within_from(s, source, 3, supply_stp)");
     assert!(compile_src(&unknown).diagnostics.iter().any(|d| d.code == "E0109"));
 }
+
+// ------------------------------------------------------------------ reinforcements that arrive by a move
+
+const ARRIVE: &str = r#"
+rulebook "Arrivals" { numbering dotted; dice d6; }
+contents { §1.0 "Pieces" §2.0 "Movement" §3.0 "Reinforcements" }
+§1.0 sides { A, B }
+§1.0 rating mp: 0..9
+§1.0 classes { foot }
+§1.0 unit Foot: foot steps 1
+§1.0 terrain Plain { cost: 1 }
+§1.0 map "strip" { grid 7 x 1 even_down; default Plain; }
+§1.0 counters {
+  A "Alpha" Foot { mp: 2 }
+  A "Bravo" Foot { mp: 2 }
+  B "Xray" Foot { mp: 0 }
+}
+§2.0 fn allow(u: Unit) -> Int = u.mp;
+§2.0 fn step_cost(u: Unit, a: Hex, b: Hex) -> Int = if occupied_by(b, other(u.side)) then -1 else b.terrain.cost;
+§2.0 movement { allowance: allow; cost: step_cost; }
+§3.0 track arrived: 0..9
+§3.0 track blocked: 0..9
+§3.0 procedure reinforce(s: Side) {
+  for u in arrivals(s) {
+    if occupied_by(entry_hex(u), other(s)) { adjust blocked by 1; }
+    else {
+      let dest = choose h in reachable_from(u, entry_hex(u)) by s prefer distance(h, @0101) "where the arrival moves";
+      move u to dest;
+      adjust arrived by 1;
+    }
+  }
+}
+§3.0 procedure clear() { if turn() == 3 { move unit("Xray") to @0701; } }
+§3.0 sequence {
+  turns scenario_turns() { for s in order() { phase Move(s) { call reinforce(s); } } call clear(); }
+  draw "the scenario ends";
+}
+§3.0 scenario "open" "the road is open" {
+  turns 4; order A, B;
+  setup A { "Alpha" at 0701; "Bravo" arrives turn 2 at 0101; }
+  setup B { "Xray" at 0601; }
+}
+§3.0 scenario "held" "the enemy holds the entry hex until turn 3" {
+  turns 4; order A, B;
+  setup A { "Alpha" at 0701; "Bravo" arrives turn 2 at 0101; }
+  setup B { "Xray" at 0101; }
+}
+"#;
+
+#[test]
+fn a_reinforcement_arrives_by_a_move_from_its_entry_hex() {
+    let c = compile_src(ARRIVE);
+    assert!(!c.has_errors());
+    let open = lines_of(&c, "open", 1);
+    // No placement at the start of turn 2: a move from off the map, two hexes on.
+    assert!(!open.iter().any(|l| l.contains(r#""type":"enter""#)));
+    let mv =
+        open.iter().find(|l| l.contains(r#""type":"move""#) && l.contains("Bravo")).expect("Bravo moves on");
+    assert!(
+        mv.contains(r#""turn":2"#) && mv.contains(r#""from":null"#) && mv.contains(r#""to":"0301""#),
+        "{mv}"
+    );
+    assert_eq!(open.iter().filter(|l| l.contains(r#""track":"arrived""#)).count(), 1);
+    assert!(!open.iter().any(|l| l.contains(r#""track":"blocked""#)));
+}
+
+#[test]
+fn an_enemy_on_the_entry_hex_holds_the_reinforcement_back() {
+    let c = compile_src(ARRIVE);
+    let held = lines_of(&c, "held", 1);
+    // Turns 2 and 3 blocked; Xray leaves at the end of turn 3; Bravo arrives on turn 4.
+    let blocked: Vec<&String> = held.iter().filter(|l| l.contains(r#""track":"blocked""#)).collect();
+    assert_eq!(blocked.len(), 2, "{blocked:?}");
+    assert!(blocked[0].contains(r#""turn":2"#) && blocked[1].contains(r#""turn":3"#));
+    let mv =
+        held.iter().find(|l| l.contains(r#""type":"move""#) && l.contains("Bravo")).expect("Bravo moves on");
+    assert!(mv.contains(r#""turn":4"#) && mv.contains(r#""from":null"#), "{mv}");
+    // The same reinforcement written `enters` is placed on turn 2 whatever the enemy does.
+    let placed = ARRIVE.replace("arrives turn 2", "enters turn 2");
+    let c = compile_src(&placed);
+    let lines = lines_of(&c, "held", 1);
+    assert!(lines.iter().any(|l| l.contains(r#""type":"enter""#) && l.contains(r#""turn":2"#)));
+    assert!(!lines.iter().any(|l| l.contains(r#""track":"blocked""#)), "arrivals() lists only arrivals");
+    // An arrival before the first turn is E0599 like an entry.
+    let early = ARRIVE.replace(
+        "turns 4; order A, B;\n  setup A { \"Alpha\" at 0701; \"Bravo\" arrives turn 2",
+        "start turn 3; turns 4; order A, B;\n  setup A { \"Alpha\" at 0701; \"Bravo\" arrives turn 2",
+    );
+    assert!(compile_src(&early).diagnostics.iter().any(|d| d.code == "E0599"));
+}

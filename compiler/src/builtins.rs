@@ -289,6 +289,22 @@ pub fn signatures() -> Vec<BSig> {
             "hexes reachable from the unit's hex within a budget, by a step-cost fn (Unit, Hex, Hex) -> Int",
         ),
         s(
+            "arrivals",
+            Builtin::Arrivals,
+            vec![T(Ty::Side)],
+            Ty::list(Ty::Unit),
+            false,
+            "the side's reinforcements placed `arrives turn N at HEX` that are due and not yet on the map",
+        ),
+        s(
+            "entry_hex",
+            Builtin::EntryHex,
+            vec![T(Ty::Unit)],
+            Ty::Hex,
+            false,
+            "the hex a reinforcement enters or arrives at (nothing for other units)",
+        ),
+        s(
             "within_from",
             Builtin::WithinFrom,
             vec![T(Ty::Side), T(Ty::Hex), T(Ty::Int), SideStepFn],

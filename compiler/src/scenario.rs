@@ -236,6 +236,7 @@ pub fn scenario(
                 counter: ci as u16,
                 hex: h,
                 enters_turn: p.enters_turn,
+                arrives: p.arrives,
                 facing,
                 face,
             });

@@ -627,6 +627,8 @@ pub struct Placement {
     pub enters_turn: Option<i64>,
     /// Where the entry turn is written.
     pub enters_span: Option<Span>,
+    /// `arrives turn N at HEX`: due on turn N at the hex, brought on by the rules' move.
+    pub arrives: bool,
     /// `facing 2`, `facing vertex 2`, `in Column`.
     pub start: UnitStart,
 }

@@ -1030,12 +1030,13 @@ impl Lowerer {
         let unit_span = self.span(&unit_p);
         let unit = self.string(unit_p);
         let mut wk = Kids::of(k.next());
+        let arrives = wk.opt(Rule::arrives_kw).is_some();
         let turn_p = wk.opt(Rule::int);
         let enters_span = turn_p.as_ref().map(|i| self.span(i));
         let enters_turn = turn_p.map(|i| self.int(i));
         let hex = self.hex_lit(wk.next());
         let start = self.unit_start(k.rest());
-        Placement { unit, unit_span, hex, enters_turn, enters_span, start }
+        Placement { unit, unit_span, hex, enters_turn, enters_span, arrives, start }
     }
 
     /// `facing [vertex] N` and `in Face` after a placement.

@@ -113,6 +113,32 @@ impl<'p> Vm<'p> {
                 self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
                 Value::List(l)
             }
+            Builtin::Arrivals => {
+                let s = side(a(0))?;
+                let turn = self.state.turn;
+                let mut due = Vec::new();
+                for i in 0..self.state.units.len() {
+                    let us = self.state.units[i];
+                    if us.side == s
+                        && us.status == crate::state::UnitStatus::Pending
+                        && us.entry_hex != OFF_MAP
+                        && (us.enters as i64) <= turn
+                        && self.arrives_by_move(i as u16)
+                    {
+                        due.push(Value::Unit(i as u16));
+                    }
+                }
+                let l = self.new_list();
+                self.lists[l as usize].extend(due);
+                Value::List(l)
+            }
+            Builtin::EntryHex => {
+                let u = unit(a(0))?;
+                match self.state.units[u as usize].entry_hex {
+                    OFF_MAP => Value::Nil,
+                    h => Value::Hex(h),
+                }
+            }
             Builtin::WithinFrom => {
                 let s = side(a(0))?;
                 let start = hex(a(1))?;

@@ -213,6 +213,12 @@ pub enum Builtin {
     /// `within_from(side, hex, budget, step) -> List<Hex>`: a search from a hex, each
     /// step `a -> b` costing `step(side, a, b)` (a supply line traced from a source).
     WithinFrom,
+    /// `arrivals(side) -> List<Unit>`: the side's units placed `arrives turn N at HEX`
+    /// whose turn has come and that are not yet on the map, in counter order.
+    Arrivals,
+    /// `entry_hex(unit) -> Hex`: the hex a reinforcement enters or arrives at
+    /// ("nothing" for a unit without one).
+    EntryHex,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.

@@ -664,6 +664,10 @@ pub struct PlacementDef {
     pub hex: u32,
     /// `Some(t)`: enters as a reinforcement at the start of turn `t`.
     pub enters_turn: Option<i64>,
+    /// `arrives turn N at HEX`: not placed at the start of turn N but listed by
+    /// `arrivals(side)` from then on, for the rules to move on from the hex.
+    #[serde(default)]
+    pub arrives: bool,
     /// `facing N` (the `UnitState::facing` encoding).
     #[serde(default)]
     pub facing: u8,

@@ -29,6 +29,15 @@ impl Vm<'_> {
         Ok(Value::List(l))
     }
 
+    /// Is unit `u` placed `arrives turn N at HEX` in this scenario (brought on by the
+    /// rules' move rather than placed at the start of its turn)?
+    pub(crate) fn arrives_by_move(&self, u: u16) -> bool {
+        self.prog
+            .scenarios
+            .get(self.scenario)
+            .is_some_and(|s| s.placements.iter().any(|p| p.counter == u && p.arrives))
+    }
+
     /// `within_from(side, start, budget, step)`: as `within`, from a hex rather than a
     /// unit's, each step `a -> b` costing `step(side, a, b)`.
     pub(crate) fn within_from(&mut self, side: u8, start: u32, budget: i64, step: i64) -> Exec<Value> {

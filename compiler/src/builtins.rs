@@ -34,6 +34,8 @@ pub enum P {
     OptionRule,
     /// The name of a `fn (Unit, Hex, Hex) -> Int` (a step cost).
     StepFn,
+    /// The name of a `fn (Side, Hex, Hex) -> Int` (a step cost of a side's search).
+    SideStepFn,
     /// A formation (a code of the `Formation` group of `formations` declarations).
     Formation,
 }
@@ -156,6 +158,14 @@ pub fn signatures() -> Vec<BSig> {
             "hexes the unit can reach by the movement hooks",
         ),
         s(
+            "reachable_from",
+            Builtin::ReachableFrom,
+            vec![T(Ty::Unit), T(Ty::Hex)],
+            Ty::list(Ty::Hex),
+            false,
+            "hexes the unit could reach by the movement hooks starting from the hex",
+        ),
+        s(
             "in_ezoc",
             Builtin::InEzoc,
             vec![T(Ty::Hex), T(Ty::Side)],
@@ -206,7 +216,8 @@ pub fn signatures() -> Vec<BSig> {
         ),
         s("turn", Builtin::Turn, vec![], Ty::Int, false, "current game turn"),
         s("phasing", Builtin::Phasing, vec![], Ty::Side, false, "the phasing side"),
-        s("scenario_turns", Builtin::ScenarioTurns, vec![], Ty::Int, false, "the scenario's length in turns"),
+        s("scenario_turns", Builtin::ScenarioTurns, vec![], Ty::Int, false, "the scenario's last turn"),
+        s("first_turn", Builtin::FirstTurn, vec![], Ty::Int, false, "the turn the scenario begins on"),
         s("order", Builtin::Order, vec![], Ty::list(Ty::Side), false, "the scenario's player-turn order"),
         s("flag", Builtin::Flag, vec![Flag], Ty::Bool, false, "a scenario flag"),
         s(
@@ -276,6 +287,30 @@ pub fn signatures() -> Vec<BSig> {
             Ty::list(Ty::Hex),
             false,
             "hexes reachable from the unit's hex within a budget, by a step-cost fn (Unit, Hex, Hex) -> Int",
+        ),
+        s(
+            "arrivals",
+            Builtin::Arrivals,
+            vec![T(Ty::Side)],
+            Ty::list(Ty::Unit),
+            false,
+            "the side's reinforcements placed `arrives turn N at HEX` that are due and not yet on the map",
+        ),
+        s(
+            "entry_hex",
+            Builtin::EntryHex,
+            vec![T(Ty::Unit)],
+            Ty::Hex,
+            false,
+            "the hex a reinforcement enters or arrives at (nothing for other units)",
+        ),
+        s(
+            "within_from",
+            Builtin::WithinFrom,
+            vec![T(Ty::Side), T(Ty::Hex), T(Ty::Int), SideStepFn],
+            Ty::list(Ty::Hex),
+            false,
+            "hexes reachable from a hex within a budget, by a step-cost fn (Side, Hex, Hex) -> Int",
         ),
         s("ceil_div", Builtin::CeilDiv, vec![T(Ty::Int), T(Ty::Int)], Ty::Int, false, "division rounding up"),
         s(
@@ -381,8 +416,8 @@ pub fn signatures() -> Vec<BSig> {
     ];
     for b in v.iter_mut() {
         b.iv = match b.name {
-            "distance" | "enemy_distance" | "len" | "turn" | "scenario_turns" | "exited" | "abs"
-            | "cup_size" | "deck_size" | "discard_size" => Iv::new(0, BIG),
+            "distance" | "enemy_distance" | "len" | "turn" | "scenario_turns" | "first_turn" | "exited"
+            | "abs" | "cup_size" | "deck_size" | "discard_size" => Iv::new(0, BIG),
             "relative" => Iv::new(-1, 5),
             _ => Iv::ANY,
         };

@@ -856,7 +856,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.expect_ty(&n, &Ty::Int, count.span, "number of turns");
                 let limit = self.temp();
                 self.emit(Op::Mov { dst: limit, src: n.reg });
-                let t = self.load(Value::Int(1));
+                // The loop counts from the scenario's first turn (`start turn N;`, else 1).
+                let t = self.temp();
+                self.emit(Op::Builtin { b: Builtin::FirstTurn, dst: t, a: [NO_REG; 5], argc: 0 });
                 let one = self.load(Value::Int(1));
                 let top = self.here();
                 let c = self.temp();
@@ -2447,6 +2449,28 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     None => (None, "fn", env.callables.keys().cloned().collect()),
                 }
             }
+            P::SideStepFn => {
+                let sig = env.callables.get(n).cloned();
+                match sig {
+                    Some(sig)
+                        if sig.kind == CallableKind::Fn
+                            && sig.params == [Ty::Side, Ty::Hex, Ty::Hex]
+                            && sig.ret == Ty::Int =>
+                    {
+                        env.used.insert(n.to_string());
+                        return Some(sig.id as usize);
+                    }
+                    Some(_) => {
+                        self.error(err(
+                            "E0301",
+                            span,
+                            format!("`{n}` must be a fn (Side, Hex, Hex) -> Int, a side's step cost"),
+                        ));
+                        return None;
+                    }
+                    None => (None, "fn", env.callables.keys().cloned().collect()),
+                }
+            }
             P::T(_) | P::AnyList | P::Elem | P::Any | P::Formation => return None,
         };
         if found.is_some() {
@@ -2459,7 +2483,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 P::Table => "E0108",
                 P::Cup => "E0115",
                 P::Deck => "E0199",
-                P::StepFn => "E0109",
+                P::StepFn | P::SideStepFn => "E0109",
                 _ => "E0114",
             };
             let mut d = err(code, span, format!("unknown {kind} `{n}`"));

@@ -71,6 +71,25 @@ pub fn scenario(
     diags: &mut Vec<Diagnostic>,
 ) -> ScenarioDef {
     let e = |code, span, m: String| Diagnostic::error(code, span, m).with_paragraph(para.to_string());
+    // `start turn N;`: the first turn; `turns N;` is the last (default: the first).
+    let first_turn = match s.first_turn {
+        Some((n, sp)) if n < 1 => {
+            diags.push(e("E0599", sp, format!("the scenario cannot start on turn {n}: turns count from 1")));
+            1
+        }
+        Some((n, _)) => n,
+        None => 1,
+    };
+    let turns = s.turns.map(|t| t.0).unwrap_or(first_turn);
+    if let (Some((_, fsp)), Some((t, tsp))) = (s.first_turn, s.turns) {
+        if t < first_turn {
+            diags.push(
+                e("E0599", tsp, format!("the scenario ends on turn {t}, before its first turn {first_turn}"))
+                    .with_label(fsp, "the first turn is set here")
+                    .with_note("`turns N;` is the last turn's number, not a count of turns"),
+            );
+        }
+    }
     let mut order = Vec::new();
     for o in &s.order {
         match env.sides.iter().position(|x| x == &o.name) {
@@ -194,12 +213,30 @@ pub fn scenario(
                 diags.push(e(code, p.hex.span, msg));
                 continue;
             };
+            if let (Some(t), Some(tsp)) = (p.enters_turn, p.enters_span) {
+                if t < first_turn {
+                    let mut d = e(
+                        "E0599",
+                        tsp,
+                        format!(
+                            "{:?} enters on turn {t}, before the scenario's first turn {first_turn}",
+                            p.unit
+                        ),
+                    )
+                    .with_note("place it with `at` if it is on the map when the scenario begins");
+                    if let Some((_, fsp)) = s.first_turn {
+                        d = d.with_label(fsp, "the first turn is set here");
+                    }
+                    diags.push(d);
+                }
+            }
             let t = types.get(ci).copied().unwrap_or(0);
             let (facing, face) = crate::facing::unit_start(env, t, &p.start, diags, para);
             placements.push(PlacementDef {
                 counter: ci as u16,
                 hex: h,
                 enters_turn: p.enters_turn,
+                arrives: p.arrives,
                 facing,
                 face,
             });
@@ -208,7 +245,8 @@ pub fn scenario(
     ScenarioDef {
         id: s.id.clone(),
         title: s.title.clone(),
-        turns: s.turns.map(|t| t.0).unwrap_or(1),
+        turns,
+        first_turn,
         order,
         track_starts,
         flags,

@@ -593,6 +593,8 @@ pub struct Scenario {
     pub id: String,
     pub title: String,
     pub turns: Option<(i64, Span)>,
+    /// `start turn N;`: the turn the scenario begins on (1 when absent).
+    pub first_turn: Option<(i64, Span)>,
     pub order: Vec<Ident>,
     pub track_starts: Vec<TrackStart>,
     pub flags: Vec<(Ident, bool)>,
@@ -623,6 +625,10 @@ pub struct Placement {
     pub hex: HexLit,
     /// `enters turn N at HEX`: a reinforcement.
     pub enters_turn: Option<i64>,
+    /// Where the entry turn is written.
+    pub enters_span: Option<Span>,
+    /// `arrives turn N at HEX`: due on turn N at the hex, brought on by the rules' move.
+    pub arrives: bool,
     /// `facing 2`, `facing vertex 2`, `in Column`.
     pub start: UnitStart,
 }

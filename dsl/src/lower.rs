@@ -973,6 +973,7 @@ impl Lowerer {
             id,
             title,
             turns: None,
+            first_turn: None,
             order: Vec::new(),
             track_starts: Vec::new(),
             flags: Vec::new(),
@@ -989,6 +990,12 @@ impl Lowerer {
                     let i = ik.next();
                     let sp = self.span(&i);
                     s.turns = Some((self.int(i), sp));
+                }
+                Rule::sc_first => {
+                    ik.opt(Rule::turn_kw);
+                    let i = ik.next();
+                    let sp = self.span(&i);
+                    s.first_turn = Some((self.int(i), sp));
                 }
                 Rule::sc_order => s.order = self.ident_list(ik.next()),
                 Rule::sc_track => {
@@ -1023,10 +1030,13 @@ impl Lowerer {
         let unit_span = self.span(&unit_p);
         let unit = self.string(unit_p);
         let mut wk = Kids::of(k.next());
-        let enters_turn = wk.opt(Rule::int).map(|i| self.int(i));
+        let arrives = wk.opt(Rule::arrives_kw).is_some();
+        let turn_p = wk.opt(Rule::int);
+        let enters_span = turn_p.as_ref().map(|i| self.span(i));
+        let enters_turn = turn_p.map(|i| self.int(i));
         let hex = self.hex_lit(wk.next());
         let start = self.unit_start(k.rest());
-        Placement { unit, unit_span, hex, enters_turn, start }
+        Placement { unit, unit_span, hex, enters_turn, enters_span, arrives, start }
     }
 
     /// `facing [vertex] N` and `in Face` after a placement.

@@ -212,7 +212,7 @@ fn phrase(rule: Rule) -> Option<(&'static str, &'static [&'static str])> {
             &["turns", "order", "start", "flag", "setup", "§"],
         ),
         placement => ("a placement like `\"Unit\" at 0412;`", &["\""]),
-        placement_where => ("`at` or `enters turn`", &["at", "enters"]),
+        placement_where => ("`at`, `enters turn` or `arrives turn`", &["at", "enters", "arrives"]),
         example_item => (
             "an example step (scenario, place, dice, run, expect)",
             &["scenario", "place", "dice", "run", "expect"],

@@ -105,6 +105,45 @@ impl<'p> Vm<'p> {
                 let u = unit(a(0))?;
                 self.reachable(u)?
             }
+            Builtin::ReachableFrom => {
+                let u = unit(a(0))?;
+                let start = hex(a(1))?;
+                let reach = self.reach_compute_from(u, start)?;
+                let l = self.new_list();
+                self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
+                Value::List(l)
+            }
+            Builtin::Arrivals => {
+                let s = side(a(0))?;
+                let turn = self.state.turn;
+                let mut due = Vec::new();
+                for i in 0..self.state.units.len() {
+                    let us = self.state.units[i];
+                    if us.side == s
+                        && us.status == crate::state::UnitStatus::Pending
+                        && us.entry_hex != OFF_MAP
+                        && (us.enters as i64) <= turn
+                        && self.arrives_by_move(i as u16)
+                    {
+                        due.push(Value::Unit(i as u16));
+                    }
+                }
+                let l = self.new_list();
+                self.lists[l as usize].extend(due);
+                Value::List(l)
+            }
+            Builtin::EntryHex => {
+                let u = unit(a(0))?;
+                match self.state.units[u as usize].entry_hex {
+                    OFF_MAP => Value::Nil,
+                    h => Value::Hex(h),
+                }
+            }
+            Builtin::WithinFrom => {
+                let s = side(a(0))?;
+                let start = hex(a(1))?;
+                self.within_from(s, start, as_int(a(2))?, as_int(a(3))?)?
+            }
             Builtin::InEzoc => Value::Bool(self.in_ezoc(hex(a(0))?, side(a(1))?)?),
             Builtin::EnemyDistance => {
                 let h = hex(a(0))?;
@@ -220,6 +259,9 @@ impl<'p> Vm<'p> {
             Builtin::Phasing => Value::Side(self.state.phasing),
             Builtin::ScenarioTurns => {
                 Value::Int(self.prog.scenarios.get(self.scenario).map(|s| s.turns).unwrap_or(0))
+            }
+            Builtin::FirstTurn => {
+                Value::Int(self.prog.scenarios.get(self.scenario).map(|s| s.first_turn).unwrap_or(1))
             }
             Builtin::Order => {
                 let l = self.new_list();
@@ -522,13 +564,18 @@ impl<'p> Vm<'p> {
     }
 
     fn reach_compute(&mut self, u: u16) -> Exec<Vec<geo::Reach>> {
+        self.reach_compute_from(u, self.state.units[u as usize].hex)
+    }
+
+    /// The movement search of unit `u` started from hex `start` (its own hex for
+    /// `reachable`; any hex for `reachable_from`).
+    fn reach_compute_from(&mut self, u: u16, start: u32) -> Exec<Vec<geo::Reach>> {
         let hooks = &self.prog.hooks;
         let (Some(allow_f), Some(cost_f)) = (hooks.move_allowance, hooks.move_cost) else {
             return Err(RuntimeError::new("R0008", "the rulebook declares no movement hooks").into());
         };
         let stop_f = hooks.move_stop;
-        let start = self.state.units[u as usize].hex;
-        if start == OFF_MAP {
+        if start == OFF_MAP || start >= self.board.hex_count() {
             return Ok(Vec::new());
         }
         let allowance = as_int(self.call(allow_f, &[Value::Unit(u)])?)?.clamp(0, i32::MAX as i64) as i32;

@@ -817,7 +817,11 @@ impl<'p> Vm<'p> {
                 // Reinforcements due this turn enter at their hex.
                 for i in 0..self.state.units.len() {
                     let us = self.state.units[i];
-                    if us.status == UnitStatus::Pending && us.enters as i64 == t && us.entry_hex != OFF_MAP {
+                    if us.status == UnitStatus::Pending
+                        && us.enters as i64 == t
+                        && us.entry_hex != OFF_MAP
+                        && !self.arrives_by_move(i as u16)
+                    {
                         self.state.units[i].status = UnitStatus::OnMap;
                         self.set_hex(i as u16, Some(us.entry_hex));
                         if self.log.enabled() {

@@ -352,7 +352,7 @@ pub fn run_example_traced(prog: &Program, ex: &ExampleRun) -> (ExampleOutcome, V
             us.face = face;
         }
     }
-    state.turn = 1;
+    state.turn = scenario.first_turn;
     let agents: Vec<Box<dyn Agent>> =
         (0..prog.sides.len()).map(|i| Box::new(HeuristicAgent::new(0, i as u8)) as Box<dyn Agent>).collect();
     let rulings: Vec<usize> = match &ex.rulings {

@@ -696,6 +696,7 @@ impl<'p> crate::vm::Vm<'p> {
             | B::Crosses
             | B::HexsideSum
             | B::ScenarioTurns
+            | B::FirstTurn
             | B::Order
             | B::Flag
             | B::Ruling

@@ -204,6 +204,21 @@ pub enum Builtin {
     /// `can_form(unit, formation) -> Bool`: does the unit's type declare a change from
     /// its current face to this one?
     CanForm,
+    /// `first_turn() -> Int`: the turn the scenario begins on (`start turn N;`, else 1).
+    FirstTurn,
+    /// `reachable_from(unit, hex) -> List<Hex>`: the unit's movement search (its hooks,
+    /// its allowance) started from the hex instead of its own: an entry hex, a hex it
+    /// is not in.
+    ReachableFrom,
+    /// `within_from(side, hex, budget, step) -> List<Hex>`: a search from a hex, each
+    /// step `a -> b` costing `step(side, a, b)` (a supply line traced from a source).
+    WithinFrom,
+    /// `arrivals(side) -> List<Unit>`: the side's units placed `arrives turn N at HEX`
+    /// whose turn has come and that are not yet on the map, in counter order.
+    Arrivals,
+    /// `entry_hex(unit) -> Hex`: the hex a reinforcement enters or arrives at
+    /// ("nothing" for a unit without one).
+    EntryHex,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.

@@ -644,7 +644,12 @@ pub struct CounterDef {
 pub struct ScenarioDef {
     pub id: String,
     pub title: String,
+    /// The last turn (`turns N;`).
     pub turns: i64,
+    /// The turn the scenario begins on (`start turn N;`): the sequence's `turns` loop
+    /// counts from it.
+    #[serde(default = "turn_one")]
+    pub first_turn: i64,
     pub order: Vec<u8>,
     /// Start value per track slot (see `State::track_slot`).
     pub track_starts: Vec<(u16, Option<u8>, i64)>,
@@ -659,12 +664,20 @@ pub struct PlacementDef {
     pub hex: u32,
     /// `Some(t)`: enters as a reinforcement at the start of turn `t`.
     pub enters_turn: Option<i64>,
+    /// `arrives turn N at HEX`: not placed at the start of turn N but listed by
+    /// `arrivals(side)` from then on, for the rules to move on from the hex.
+    #[serde(default)]
+    pub arrives: bool,
     /// `facing N` (the `UnitState::facing` encoding).
     #[serde(default)]
     pub facing: u8,
     /// `in Column`: the face it starts in.
     #[serde(default)]
     pub face: u8,
+}
+
+fn turn_one() -> i64 {
+    1
 }
 
 /// A datum that is not from the rulebook text, with the reason it was supplied.

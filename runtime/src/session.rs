@@ -111,6 +111,7 @@ mod tests {
                 id: "s".into(),
                 title: "s".into(),
                 turns: 1,
+                first_turn: 1,
                 order: vec![0, 1],
                 track_starts: vec![],
                 flags: vec![],

@@ -28,4 +28,31 @@ impl Vm<'_> {
         self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
         Ok(Value::List(l))
     }
+
+    /// Is unit `u` placed `arrives turn N at HEX` in this scenario (brought on by the
+    /// rules' move rather than placed at the start of its turn)?
+    pub(crate) fn arrives_by_move(&self, u: u16) -> bool {
+        self.prog
+            .scenarios
+            .get(self.scenario)
+            .is_some_and(|s| s.placements.iter().any(|p| p.counter == u && p.arrives))
+    }
+
+    /// `within_from(side, start, budget, step)`: as `within`, from a hex rather than a
+    /// unit's, each step `a -> b` costing `step(side, a, b)`.
+    pub(crate) fn within_from(&mut self, side: u8, start: u32, budget: i64, step: i64) -> Exec<Value> {
+        let f =
+            FnId::try_from(step).map_err(|_| RuntimeError::new("R0001", format!("no function #{step}")))?;
+        let budget = budget.clamp(0, i32::MAX as i64) as i32;
+        if start == OFF_MAP || start >= self.board.hex_count() {
+            let l = self.new_list();
+            return Ok(Value::List(l));
+        }
+        let reach = self.hooked_search(start, budget, 0, None, |vm, from, to, _| {
+            vm.call(f, &[Value::Side(side), Value::Hex(from.0), Value::Hex(to.0)])
+        })?;
+        let l = self.new_list();
+        self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
+        Ok(Value::List(l))
+    }
 }

@@ -1,0 +1,294 @@
+//! The language's reach beyond hex-and-counter, the remaining items of issue 18, each on
+//! an inline rulebook: a scenario that starts on turn N (`start turn N;`, `first_turn()`,
+//! E0599 for a unit entering before it).
+
+use kriegsspiel_compiler::Compilation;
+use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
+use std::collections::BTreeMap;
+
+mod support;
+
+fn compile_src(src: &str) -> Compilation {
+    support::inline::compile_one("reach.ks", src)
+}
+
+fn heuristic_both() -> BTreeMap<String, AgentKind> {
+    [("A".to_string(), AgentKind::Heuristic), ("B".to_string(), AgentKind::Heuristic)].into()
+}
+
+fn lines_of(c: &Compilation, scenario: &str, seed: u64) -> Vec<String> {
+    let out = play(
+        c.program.as_ref().expect("compiles"),
+        &GameOptions { scenario: scenario.into(), seed, agents: heuristic_both(), ..GameOptions::default() },
+    )
+    .expect("plays");
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    out.log.lines.clone()
+}
+
+// ------------------------------------------------------------------ start turn N
+
+const LATE: &str = r#"
+rulebook "Late start" { numbering dotted; dice d6; }
+contents { §1.0 "Pieces" §2.0 "Turns" §3.0 "Scenarios" }
+§1.0 sides { A, B }
+§1.0 rating cs: 0..9
+§1.0 classes { foot }
+§1.0 unit Foot: foot steps 1
+§1.0 terrain Plain { cost: 1 }
+§1.0 map "strip" { grid 4 x 1 even_down; }
+§1.0 counters {
+  A "Alpha" Foot { cs: 4 }
+  A "Bravo" Foot { cs: 3 }
+  B "Xray" Foot { cs: 5 }
+}
+§2.0 track played: 0..20
+§2.0 track opened_on: 0..20
+§2.0 procedure open() { if turn() == first_turn() { set opened_on = turn(); } adjust played by 1; }
+§2.0 sequence { turns scenario_turns() { call open(); } draw "the scenario ends"; }
+§3.0 scenario "full" "the whole campaign" {
+  turns 5; order A, B;
+  setup A { "Alpha" at 0101; "Bravo" enters turn 4 at 0201; }
+  setup B { "Xray" at 0401; }
+}
+§3.0 scenario "late" "the last three turns" {
+  start turn 3; turns 5; order A, B;
+  setup A { "Alpha" at 0101; "Bravo" enters turn 4 at 0201; }
+  setup B { "Xray" at 0401; }
+}
+§3.0 example "the late scenario's clock starts on turn 3" {
+  scenario "late";
+  place "Alpha" at 0101;
+  run open();
+  expect turn() == 3 and first_turn() == 3 and opened_on == 3 and played == 1;
+}
+§3.0 example "the full scenario starts on turn 1" {
+  scenario "full";
+  place "Alpha" at 0101;
+  run open();
+  expect turn() == 1 and first_turn() == 1 and opened_on == 1;
+}
+"#;
+
+fn turns_logged(lines: &[String]) -> Vec<i64> {
+    lines
+        .iter()
+        .filter(|l| l.contains(r#""type":"turn""#))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()?.get("turn")?.as_i64())
+        .collect()
+}
+
+#[test]
+fn a_scenario_starting_on_turn_3_plays_turns_3_to_5_only() {
+    let c = compile_src(LATE);
+    assert!(!c.has_errors());
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (2, 2));
+    let late = lines_of(&c, "late", 1);
+    assert_eq!(turns_logged(&late), vec![3, 4, 5]);
+    // The track counted three turns, not five, and the first was turn 3.
+    let last_played = late.iter().rfind(|l| l.contains(r#""track":"played""#)).expect("adjusted");
+    assert!(last_played.contains(r#""value":3"#), "{last_played}");
+    assert!(late.iter().any(|l| l.contains(r#""track":"opened_on""#) && l.contains(r#""value":3"#)));
+    // The reinforcement still enters on its own turn, 4.
+    let enter = late.iter().find(|l| l.contains(r#""type":"enter""#)).expect("Bravo enters");
+    assert!(enter.contains(r#""turn":4"#) && enter.contains("Bravo"), "{enter}");
+    // Without `start turn`, nothing changes: turns 1 to 5.
+    assert_eq!(turns_logged(&lines_of(&c, "full", 1)), vec![1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn a_unit_entering_before_the_first_turn_is_e0599_at_its_turn() {
+    let src = LATE.replace(
+        r#"start turn 3; turns 5; order A, B;
+  setup A { "Alpha" at 0101; "Bravo" enters turn 4 at 0201; }"#,
+        r#"start turn 3; turns 5; order A, B;
+  setup A { "Alpha" at 0101; "Bravo" enters turn 2 at 0201; }"#,
+    );
+    let c = compile_src(&src);
+    let d = c.diagnostics.iter().find(|d| d.code == "E0599").expect("E0599");
+    assert!(d.message.contains("Bravo") && d.message.contains("turn 2"), "{}", d.message);
+    assert_eq!(&src[d.span.start as usize..d.span.end as usize], "2");
+    assert!(
+        d.labels.iter().any(|(sp, _)| &src[sp.start as usize..sp.end as usize] == "3"),
+        "points at `start turn 3`"
+    );
+    assert!(d.paragraphs.iter().any(|p| p == "3.0"));
+    assert!(c.program.is_none());
+}
+
+#[test]
+fn a_scenario_ending_before_it_starts_is_e0599() {
+    let src = LATE.replace("start turn 3; turns 5;", "start turn 6; turns 5;");
+    let c = compile_src(&src);
+    let d = c.diagnostics.iter().find(|d| d.code == "E0599" && d.message.contains("ends on turn 5"));
+    assert!(d.is_some(), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    let zero = LATE.replace("start turn 3;", "start turn 0;");
+    let c = compile_src(&zero);
+    assert!(c.diagnostics.iter().any(|d| d.code == "E0599" && d.message.contains("turn 0")));
+    // `turn` stays free as the start of a track line: `start turnout A 2;`.
+    let track = LATE
+        .replace("§2.0 track played: 0..20", "§2.0 track played: 0..20\n§2.0 track turnout: 0..20")
+        .replace("start turn 3; turns 5;", "start turn 3; start turnout A 2; turns 5;");
+    assert!(!compile_src(&track).has_errors());
+}
+
+// ------------------------------------------------------------------ searches from a hex
+
+const LINES: &str = r#"
+rulebook "Lines" { numbering dotted; dice d6; }
+contents { §1.0 "Pieces" §2.0 "Movement" §3.0 "Supply" }
+§1.0 sides { A, B }
+§1.0 rating mp: 0..9
+§1.0 classes { foot }
+§1.0 unit Foot: foot steps 1
+§1.0 terrain Plain { cost: 1 }
+§1.0 terrain Marsh { cost: 3 }
+§1.0 map "strip" { grid 7 x 1 even_down; default Plain; terrain Marsh { 0501 } }
+§1.0 counters {
+  A "Alpha" Foot { mp: 2 }
+  B "Xray" Foot { mp: 2 }
+}
+§2.0 fn allow(u: Unit) -> Int = u.mp;
+§2.0 fn step_cost(u: Unit, a: Hex, b: Hex) -> Int =
+  if occupied_by(b, other(u.side)) then -1 else b.terrain.cost;
+§2.0 movement { allowance: allow; cost: step_cost; }
+§3.0 fn supply_step(s: Side, a: Hex, b: Hex) -> Int =
+  if occupied_by(b, other(s)) then -1 else b.terrain.cost;
+§3.0 fn in_supply(s: Side, source: Hex, h: Hex) -> Bool = contains(within_from(s, source, 3, supply_step), h);
+§3.0 sequence { draw "nothing to play"; }
+§3.0 scenario "s" "s" { order A, B; setup A { "Alpha" at 0101; } setup B { "Xray" at 0601; } }
+§2.0 example "from a hex it is not in, Alpha moves by its own hooks" {
+  scenario "s";
+  place "Alpha" at 0101;
+  place "Xray" at 0701;
+  expect len(reachable_from(unit("Alpha"), @0301)) == 4
+    and contains(reachable_from(unit("Alpha"), @0301), @0101)
+    and contains(reachable_from(unit("Alpha"), @0301), @0401)
+    and not contains(reachable_from(unit("Alpha"), @0301), @0501)
+    and len(reachable(unit("Alpha"))) == 3;
+}
+§3.0 example "a supply line from 0101 runs three hexes, not through an enemy" {
+  scenario "s";
+  place "Alpha" at 0101;
+  place "Xray" at 0301;
+  expect in_supply(A, @0101, @0201) and not in_supply(A, @0101, @0401)
+    and in_supply(B, @0401, @0301) and in_supply(B, @0401, @0501) and not in_supply(B, @0401, @0701);
+}
+"#;
+
+#[test]
+fn searches_start_from_a_hex() {
+    let c = compile_src(LINES);
+    assert!(!c.has_errors());
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (2, 2));
+}
+
+#[test]
+fn a_search_from_a_hex_is_not_a_list_ending_in_one() {
+    // The budget and the enemy decide: with a supply budget of 1, 0301 is out of reach.
+    let tight =
+        LINES.replace("within_from(s, source, 3, supply_step)", "within_from(s, source, 1, supply_step)");
+    let c = compile_src(&tight);
+    assert!(!c.has_errors());
+    assert!(c.report.examples_passed < c.report.examples_run, "the supply example must fail now");
+    // A step fn of the wrong shape is E0301; an unknown one E0109.
+    let wrong =
+        LINES.replace("within_from(s, source, 3, supply_step)", "within_from(s, source, 3, step_cost)");
+    assert!(compile_src(&wrong)
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "E0301" && d.message.contains("Side, Hex, Hex")));
+    let unknown =
+        LINES.replace("within_from(s, source, 3, supply_step)", "within_from(s, source, 3, supply_stp)");
+    assert!(compile_src(&unknown).diagnostics.iter().any(|d| d.code == "E0109"));
+}
+
+// ------------------------------------------------------------------ reinforcements that arrive by a move
+
+const ARRIVE: &str = r#"
+rulebook "Arrivals" { numbering dotted; dice d6; }
+contents { §1.0 "Pieces" §2.0 "Movement" §3.0 "Reinforcements" }
+§1.0 sides { A, B }
+§1.0 rating mp: 0..9
+§1.0 classes { foot }
+§1.0 unit Foot: foot steps 1
+§1.0 terrain Plain { cost: 1 }
+§1.0 map "strip" { grid 7 x 1 even_down; default Plain; }
+§1.0 counters {
+  A "Alpha" Foot { mp: 2 }
+  A "Bravo" Foot { mp: 2 }
+  B "Xray" Foot { mp: 0 }
+}
+§2.0 fn allow(u: Unit) -> Int = u.mp;
+§2.0 fn step_cost(u: Unit, a: Hex, b: Hex) -> Int = if occupied_by(b, other(u.side)) then -1 else b.terrain.cost;
+§2.0 movement { allowance: allow; cost: step_cost; }
+§3.0 track arrived: 0..9
+§3.0 track blocked: 0..9
+§3.0 procedure reinforce(s: Side) {
+  for u in arrivals(s) {
+    if occupied_by(entry_hex(u), other(s)) { adjust blocked by 1; }
+    else {
+      let dest = choose h in reachable_from(u, entry_hex(u)) by s prefer distance(h, @0101) "where the arrival moves";
+      move u to dest;
+      adjust arrived by 1;
+    }
+  }
+}
+§3.0 procedure clear() { if turn() == 3 { move unit("Xray") to @0701; } }
+§3.0 sequence {
+  turns scenario_turns() { for s in order() { phase Move(s) { call reinforce(s); } } call clear(); }
+  draw "the scenario ends";
+}
+§3.0 scenario "open" "the road is open" {
+  turns 4; order A, B;
+  setup A { "Alpha" at 0701; "Bravo" arrives turn 2 at 0101; }
+  setup B { "Xray" at 0601; }
+}
+§3.0 scenario "held" "the enemy holds the entry hex until turn 3" {
+  turns 4; order A, B;
+  setup A { "Alpha" at 0701; "Bravo" arrives turn 2 at 0101; }
+  setup B { "Xray" at 0101; }
+}
+"#;
+
+#[test]
+fn a_reinforcement_arrives_by_a_move_from_its_entry_hex() {
+    let c = compile_src(ARRIVE);
+    assert!(!c.has_errors());
+    let open = lines_of(&c, "open", 1);
+    // No placement at the start of turn 2: a move from off the map, two hexes on.
+    assert!(!open.iter().any(|l| l.contains(r#""type":"enter""#)));
+    let mv =
+        open.iter().find(|l| l.contains(r#""type":"move""#) && l.contains("Bravo")).expect("Bravo moves on");
+    assert!(
+        mv.contains(r#""turn":2"#) && mv.contains(r#""from":null"#) && mv.contains(r#""to":"0301""#),
+        "{mv}"
+    );
+    assert_eq!(open.iter().filter(|l| l.contains(r#""track":"arrived""#)).count(), 1);
+    assert!(!open.iter().any(|l| l.contains(r#""track":"blocked""#)));
+}
+
+#[test]
+fn an_enemy_on_the_entry_hex_holds_the_reinforcement_back() {
+    let c = compile_src(ARRIVE);
+    let held = lines_of(&c, "held", 1);
+    // Turns 2 and 3 blocked; Xray leaves at the end of turn 3; Bravo arrives on turn 4.
+    let blocked: Vec<&String> = held.iter().filter(|l| l.contains(r#""track":"blocked""#)).collect();
+    assert_eq!(blocked.len(), 2, "{blocked:?}");
+    assert!(blocked[0].contains(r#""turn":2"#) && blocked[1].contains(r#""turn":3"#));
+    let mv =
+        held.iter().find(|l| l.contains(r#""type":"move""#) && l.contains("Bravo")).expect("Bravo moves on");
+    assert!(mv.contains(r#""turn":4"#) && mv.contains(r#""from":null"#), "{mv}");
+    // The same reinforcement written `enters` is placed on turn 2 whatever the enemy does.
+    let placed = ARRIVE.replace("arrives turn 2", "enters turn 2");
+    let c = compile_src(&placed);
+    let lines = lines_of(&c, "held", 1);
+    assert!(lines.iter().any(|l| l.contains(r#""type":"enter""#) && l.contains(r#""turn":2"#)));
+    assert!(!lines.iter().any(|l| l.contains(r#""track":"blocked""#)), "arrivals() lists only arrivals");
+    // An arrival before the first turn is E0599 like an entry.
+    let early = ARRIVE.replace(
+        "turns 4; order A, B;\n  setup A { \"Alpha\" at 0701; \"Bravo\" arrives turn 2",
+        "start turn 3; turns 4; order A, B;\n  setup A { \"Alpha\" at 0701; \"Bravo\" arrives turn 2",
+    );
+    assert!(compile_src(&early).diagnostics.iter().any(|d| d.code == "E0599"));
+}

@@ -260,6 +260,8 @@ fn torgau_battle_plays_to_a_result() {
     let mut melees = 0;
     let mut charges = 0;
     let mut marches = 0;
+    let mut mid_path = 0;
+    let mut masked = 0;
     for seed in 1..=3 {
         for (p, a) in kinds.iter().cloned() {
             let out = play(prog, &options(seed, p, a)).expect("plays");
@@ -269,7 +271,37 @@ fn torgau_battle_plays_to_a_result() {
             assert_eq!(last["para"], "Rule 6", "{last}");
             // The evening rules run: the game reaches 5:00 P.M. (turn 37).
             assert!(last["turn"].as_i64().expect("turn") >= 37, "{last}");
-            fires += out.log.lines.iter().filter(|l| l.contains(r#""table":"FireTable""#)).count();
+            let resolved = out.log.lines.iter().filter(|l| l.contains(r#""table":"FireTable""#)).count();
+            // Rule 11 J: every fire declared is resolved once, on the Fire Combat Table.
+            let declared = out.log.lines.iter().filter(|l| l.contains(" declares fire ")).count();
+            assert_eq!(declared, resolved, "seed {seed}: declared and resolved fires");
+            fires += resolved;
+            // Rule 11 ¶1: fire inside movement: a unit declares fire and then moves on in
+            // the same phase.
+            let mut pending: BTreeSet<String> = BTreeSet::new();
+            for l in &out.log.lines {
+                let v = json(l);
+                match v["type"].as_str() {
+                    Some("phase") | Some("phase_end") => pending.clear(),
+                    Some("note") => {
+                        if let Some((u, _)) = v["message"].as_str().unwrap_or("").split_once(" declares fire ") {
+                            pending.insert(u.to_string());
+                        }
+                    }
+                    Some("move") => {
+                        if pending.remove(v["unit"].as_str().unwrap_or("")) {
+                            mid_path += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            masked += out
+                .log
+                .lines
+                .iter()
+                .filter(|l| l.contains(r#""type":"mark""#) && l.contains("MaskedFire"))
+                .count();
             arrivals += out.log.lines.iter().filter(|l| l.contains("arrives at entry point")).count();
             melees += out.log.lines.iter().filter(|l| l.contains(r#""table":"MeleeTable""#)).count();
             charges += out.log.lines.iter().filter(|l| l.contains(" charges into ")).count();
@@ -282,6 +314,8 @@ fn torgau_battle_plays_to_a_result() {
         }
     }
     assert!(fires > 0, "units fire");
+    // Rule 11 ¶1, K: units fire in mid-path and batteries fire at lines masked by friends.
+    assert!(mid_path > 0 && masked > 0, "mid-path fires {mid_path}, masked batteries {masked}");
     // Rule 12, Rule 7 G: units enter the enemy's hexes and melee; cavalry charges.
     assert!(melees > 0 && charges > 0, "melees {melees}, charges {charges}");
     // Rule 14: units are put in march order.

@@ -981,7 +981,12 @@ fn campaign_editing(edit: impl Fn(&str, String) -> String) -> Compilation {
 }
 
 fn campaign_options(seed: u64, french: AgentKind, coalition: AgentKind) -> GameOptions {
-    let mut o = GameOptions { scenario: "CB".into(), seed, agents: agents(french, coalition), ..GameOptions::default() };
+    let mut o = GameOptions {
+        scenario: "CB".into(),
+        seed,
+        agents: agents(french, coalition),
+        ..GameOptions::default()
+    };
     o.options.insert("campaign".to_string());
     o
 }
@@ -1044,9 +1049,11 @@ fn napoleon_campaign_movement_commands_cost_aps() {
     let c = campaign_editing(|_, t| t);
     let prog = c.program.as_ref().expect("compiles");
     for seed in 1..=3 {
-        let out = play(prog, &campaign_options(seed, AgentKind::Heuristic, AgentKind::Random)).expect("plays");
+        let out =
+            play(prog, &campaign_options(seed, AgentKind::Heuristic, AgentKind::Random)).expect("plays");
         assert!(out.result.is_ok());
-        let mut level: BTreeMap<String, i64> = [("French".to_string(), 9), ("Coalition".to_string(), 12)].into();
+        let mut level: BTreeMap<String, i64> =
+            [("French".to_string(), 9), ("Coalition".to_string(), 12)].into();
         for l in &out.log.lines {
             let m = field(l, "message");
             for side in ["French", "Coalition"] {
@@ -1066,7 +1073,15 @@ fn napoleon_campaign_movement_commands_cost_aps() {
                     level.insert(side.to_string(), n);
                 } else if m.starts_with(&format!("{side} receives ")) && m.contains("APs (2d6") {
                     let got: i64 = m.split_whitespace().nth(2).expect("n").parse().expect("n");
-                    let n: i64 = m.rsplit(": ").next().expect("total").split_whitespace().next().expect("n").parse().expect("n");
+                    let n: i64 = m
+                        .rsplit(": ")
+                        .next()
+                        .expect("total")
+                        .split_whitespace()
+                        .next()
+                        .expect("n")
+                        .parse()
+                        .expect("n");
                     assert_eq!(n, level[side] + got, "seed {seed}: {m}");
                     level.insert(side.to_string(), n);
                 }
@@ -1085,7 +1100,14 @@ fn napoleon_campaign_strategic_victory() {
             if name == "campaign.ks" {
                 let i = t.find("scenario \"CB\"").expect("the scenario");
                 let (a, b) = t.split_at(i);
-                format!("{a}{}", b.replacen("start paris_morale French 0;", &format!("start paris_morale French {start};"), 1))
+                format!(
+                    "{a}{}",
+                    b.replacen(
+                        "start paris_morale French 0;",
+                        &format!("start paris_morale French {start};"),
+                        1
+                    )
+                )
             } else {
                 t
             }
@@ -1093,10 +1115,12 @@ fn napoleon_campaign_strategic_victory() {
         let prog = c.program.as_ref().expect("compiles");
         let (mut strategic, mut at_once) = (0, 0);
         for seed in 1..=6 {
-            let out = play(prog, &campaign_options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+            let out = play(prog, &campaign_options(seed, AgentKind::Heuristic, AgentKind::Heuristic))
+                .expect("plays");
             let res = out.result.as_ref().expect("ends");
             // Paris Morale at the end of each Game-Turn played.
-            let ends: Vec<&String> = out.log.lines.iter().filter(|l| l.contains("end of Game-Turn")).collect();
+            let ends: Vec<&String> =
+                out.log.lines.iter().filter(|l| l.contains("end of Game-Turn")).collect();
             let off = format!("Paris Morale {start}\"");
             if res.reason.contains("Strategic") {
                 strategic += 1;
@@ -1131,14 +1155,22 @@ fn napoleon_campaign_extended_march() {
         for (i, m) in msgs.iter().enumerate() {
             if m.contains("spends one more AP for an Extended March") {
                 marches += 1;
-                assert!(msgs[..i].iter().rev().find(|x| x.contains(" spends ")).is_some_and(|x| x.contains("spends one AP for a Movement Command")), "{m}");
+                assert!(
+                    msgs[..i]
+                        .iter()
+                        .rev()
+                        .find(|x| x.contains(" spends "))
+                        .is_some_and(|x| x.contains("spends one AP for a Movement Command")),
+                    "{m}"
+                );
                 open = true;
             } else if m.contains("spends one AP for a Movement Command") {
                 open = false;
             }
             if m.contains("to the attrition die for the Extended March") {
                 assert!(open, "seed {seed}: an Extended March addition without one: {m}");
-                let n: i64 = m.split('+').nth(1).expect("n").split_whitespace().next().expect("n").parse().expect("n");
+                let n: i64 =
+                    m.split('+').nth(1).expect("n").split_whitespace().next().expect("n").parse().expect("n");
                 assert!((1..=4).contains(&n), "{m}");
                 added += 1;
             }

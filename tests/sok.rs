@@ -43,7 +43,10 @@ fn sok_checks_clean_and_runs_its_examples() {
     let warnings: Vec<_> = c.diagnostics.iter().map(|d| (d.code, d.message.clone())).collect();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert_eq!(warnings[0].0, "W0005");
-    assert!(warnings[0].1.contains("Permanent Ally") && warnings[0].1.contains("all_territories_lost"), "{warnings:?}");
+    assert!(
+        warnings[0].1.contains("Permanent Ally") && warnings[0].1.contains("all_territories_lost"),
+        "{warnings:?}"
+    );
     let r = &c.report;
     // 658 headings less the six numbers the text uses twice (T0002).
     assert_eq!(r.paragraphs, 652);

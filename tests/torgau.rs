@@ -284,7 +284,9 @@ fn torgau_battle_plays_to_a_result() {
                 match v["type"].as_str() {
                     Some("phase") | Some("phase_end") => pending.clear(),
                     Some("note") => {
-                        if let Some((u, _)) = v["message"].as_str().unwrap_or("").split_once(" declares fire ") {
+                        if let Some((u, _)) =
+                            v["message"].as_str().unwrap_or("").split_once(" declares fire ")
+                        {
                             pending.insert(u.to_string());
                         }
                     }

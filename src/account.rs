@@ -369,11 +369,41 @@ impl Account {
             }
             "trigger" => self.line(IN_PHASE, &format!("trigger {} fires{p}", s(ev, "trigger"))),
             "note" => self.line(IN_PHASE, &format!("note: {}{p}", text(ev.get("message")))),
+            // A card drawn from a deck into a side's hand (face down in another side's
+            // view: `drawn` null).
+            "draw" if ev.contains_key("deck") => {
+                let card = match ev.get("drawn") {
+                    None | Some(Json::Null) => "a card".to_string(),
+                    Some(c) => text(Some(c)),
+                };
+                let t = format!(
+                    "{} draws {card} from {} into {} ({} left){p}",
+                    s(ev, "to"),
+                    s(ev, "deck"),
+                    s(ev, "hand"),
+                    text(ev.get("left"))
+                );
+                self.line(IN_PHASE, &t);
+            }
             "draw" => {
                 let t = format!(
                     "drawn from {}: {} ({} left){p}",
                     s(ev, "cup"),
                     text(ev.get("drawn")),
+                    text(ev.get("left"))
+                );
+                self.line(IN_PHASE, &t);
+            }
+            "play" | "discard" => {
+                let verb = if kind == "play" { "plays" } else { "discards" };
+                let t = format!("{} {verb} {} from {}{p}", s(ev, "by"), text(ev.get("card")), s(ev, "hand"));
+                self.line(IN_PHASE, &t);
+            }
+            "reshuffle" => {
+                let t = format!(
+                    "{} reshuffled: {} cards back from the discards, {} to draw{p}",
+                    s(ev, "deck"),
+                    text(ev.get("returned")),
                     text(ev.get("left"))
                 );
                 self.line(IN_PHASE, &t);

@@ -157,3 +157,35 @@ fn log_refuses_what_is_not_a_run_log() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("error[E0701]"), "{}", stderr(&o));
 }
+
+/// A card game's account names the cards: who draws which card from which deck into
+/// which hand, who plays or discards it; in another side's view a drawn card is "a card".
+#[test]
+fn card_events_read_as_sentences() {
+    let full =
+        run(&["run", "rulebooks/blocks-and-cards", "--scenario", "1", "--seed", "2", "--format", "text"]);
+    assert_eq!(full.status.code(), Some(0), "{}", stderr(&full));
+    let text = stdout(&full);
+    let draws: Vec<&str> = text.lines().filter(|l| l.contains(" draws ")).collect();
+    assert!(!draws.is_empty() && draws.iter().all(|l| l.contains(" from Orders into Hand")), "{draws:?}");
+    assert!(!text.contains("drawn from ?"), "{text}");
+    assert!(
+        text.lines().any(|l| l.trim_start().starts_with("Crown plays ") && l.contains(" from Hand")),
+        "{text}"
+    );
+    let view = run(&[
+        "run",
+        "rulebooks/blocks-and-cards",
+        "--scenario",
+        "1",
+        "--seed",
+        "2",
+        "--view",
+        "Crown",
+        "--format",
+        "text",
+    ]);
+    let text = stdout(&view);
+    assert!(text.lines().any(|l| l.contains("Barons draws a card from Orders")), "{text}");
+    assert!(!text.lines().any(|l| l.contains("Barons draws") && !l.contains("a card")), "{text}");
+}

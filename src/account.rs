@@ -18,9 +18,10 @@ pub(crate) struct BadLine {
     pub message: String,
 }
 
-/// Render a whole log (one JSON object per line; blank lines are skipped).
-pub(crate) fn render(log: &str) -> Result<String, BadLine> {
-    let mut a = Account::default();
+/// A log's lines as JSON objects with a `type` (blank lines are skipped); the first line
+/// that is not one is the error.
+pub(crate) fn parse(log: &str) -> Result<Vec<Map<String, Json>>, BadLine> {
+    let mut events = Vec::new();
     for (i, line) in log.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -30,9 +31,19 @@ pub(crate) fn render(log: &str) -> Result<String, BadLine> {
         let Json::Object(ev) = v else {
             return Err(BadLine { line: i + 1, message: "not a JSON object".into() });
         };
-        let Some(kind) = ev.get("type").and_then(Json::as_str).map(str::to_string) else {
+        if ev.get("type").and_then(Json::as_str).is_none() {
             return Err(BadLine { line: i + 1, message: "an event without a \"type\"".into() });
-        };
+        }
+        events.push(ev);
+    }
+    Ok(events)
+}
+
+/// Render a whole log (one JSON object per line; blank lines are skipped).
+pub(crate) fn render(log: &str) -> Result<String, BadLine> {
+    let mut a = Account::default();
+    for ev in parse(log)? {
+        let kind = s(&ev, "type").to_string();
         a.event(&kind, &ev);
     }
     a.flush();
@@ -525,6 +536,14 @@ fn roll_value(r: &Map<String, Json>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_lines_are_checked() {
+        assert!(parse("{\"type\":\"header\"}\n\n{\"type\":\"move\"}\n").is_ok());
+        assert_eq!(parse("{\"type\":\"header\"}\nnope").unwrap_err().line, 2);
+        assert!(parse("[1]").unwrap_err().message.contains("not a JSON object"));
+        assert!(parse("{\"a\":1}").unwrap_err().message.contains("without a \"type\""));
+    }
 
     #[test]
     fn moves_merge_and_decisions_fold_in() {

@@ -37,10 +37,10 @@ pub(crate) fn cmd_replay(log: &Path, rulebook: Option<&Path>, output: Option<&Pa
         Ok(t) => t,
         Err(code) => return code,
     };
-    let events = match parse(&text) {
+    let events = match crate::account::parse(&text) {
         Ok(e) => e,
-        Err((line, message)) => {
-            say!("error[E0705]: {}:{line}: not a run log line: {message}", log.display());
+        Err(bad) => {
+            say!("error[E0705]: {}:{}: not a run log line: {}", log.display(), bad.line, bad.message);
             return 2;
         }
     };
@@ -107,23 +107,6 @@ pub(crate) fn cmd_replay(log: &Path, rulebook: Option<&Path>, output: Option<&Pa
             Err(code) => code,
         },
     }
-}
-
-/// The log's lines as JSON objects; Err((line number, message)) for the first bad one.
-fn parse(text: &str) -> Result<Vec<Map<String, Json>>, (usize, String)> {
-    let mut events = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Json>(line) {
-            Ok(Json::Object(m)) if m.get("type").and_then(Json::as_str).is_some() => events.push(m),
-            Ok(Json::Object(_)) => return Err((i + 1, "an event without a \"type\"".into())),
-            Ok(_) => return Err((i + 1, "not a JSON object".into())),
-            Err(e) => return Err((i + 1, format!("not JSON: {e}"))),
-        }
-    }
-    Ok(events)
 }
 
 /// The whole page.
@@ -470,14 +453,6 @@ fn is_route(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn log_lines_are_checked() {
-        assert!(parse("{\"type\":\"header\"}\n\n{\"type\":\"move\"}\n").is_ok());
-        assert_eq!(parse("{\"type\":\"header\"}\nnope").unwrap_err().0, 2);
-        assert!(parse("[1]").unwrap_err().1.contains("not a JSON object"));
-        assert!(parse("{\"a\":1}").unwrap_err().1.contains("without a \"type\""));
-    }
 
     #[test]
     fn hexes_tile() {

@@ -2427,45 +2427,25 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 }
                 (f, "table", env.tables.clone())
             }
-            P::StepFn => {
+            P::StepFn | P::SideStepFn => {
+                // A step cost: `fn (Unit, Hex, Hex) -> Int` for a unit's search, `fn (Side,
+                // Hex, Hex) -> Int` for a search from a hex on a side's behalf.
+                let (who, what) = match p {
+                    P::StepFn => (Ty::Unit, "a fn (Unit, Hex, Hex) -> Int, a step cost"),
+                    _ => (Ty::Side, "a fn (Side, Hex, Hex) -> Int, a side's step cost"),
+                };
                 let sig = env.callables.get(n).cloned();
                 match sig {
                     Some(sig)
                         if sig.kind == CallableKind::Fn
-                            && sig.params == [Ty::Unit, Ty::Hex, Ty::Hex]
+                            && sig.params == [who, Ty::Hex, Ty::Hex]
                             && sig.ret == Ty::Int =>
                     {
                         env.used.insert(n.to_string());
                         return Some(sig.id as usize);
                     }
                     Some(_) => {
-                        self.error(err(
-                            "E0301",
-                            span,
-                            format!("`{n}` must be a fn (Unit, Hex, Hex) -> Int, a step cost"),
-                        ));
-                        return None;
-                    }
-                    None => (None, "fn", env.callables.keys().cloned().collect()),
-                }
-            }
-            P::SideStepFn => {
-                let sig = env.callables.get(n).cloned();
-                match sig {
-                    Some(sig)
-                        if sig.kind == CallableKind::Fn
-                            && sig.params == [Ty::Side, Ty::Hex, Ty::Hex]
-                            && sig.ret == Ty::Int =>
-                    {
-                        env.used.insert(n.to_string());
-                        return Some(sig.id as usize);
-                    }
-                    Some(_) => {
-                        self.error(err(
-                            "E0301",
-                            span,
-                            format!("`{n}` must be a fn (Side, Hex, Hex) -> Int, a side's step cost"),
-                        ));
+                        self.error(err("E0301", span, format!("`{n}` must be {what}")));
                         return None;
                     }
                     None => (None, "fn", env.callables.keys().cloned().collect()),

@@ -325,6 +325,10 @@ impl Account {
             "roll" => {
                 self.roll = Some(ev.clone());
             }
+            "modifiers" => {
+                let t = modifiers_line(ev);
+                self.line(IN_PHASE, &t);
+            }
             "retreat" => {
                 let path = text(ev.get("path"));
                 let off = if ev.get("off_map").and_then(Json::as_bool) == Some(true) {
@@ -505,10 +509,7 @@ impl Account {
             Some(0) | None => String::new(),
             Some(n) => format!(", {} column{}", signed(n), if n.abs() == 1 { "" } else { "s" }),
         };
-        let at = match ev.get("at").and_then(Json::as_str) {
-            Some(a) if !a.is_empty() => format!(", at §{a}"),
-            _ => String::new(),
-        };
+        let at = at_para(ev);
         let t = format!(
             "{}{}: {}{shift} → column {}; {roll} → {}{at}",
             s(ev, "table"),
@@ -523,6 +524,58 @@ impl Account {
 }
 
 /// A roll's value, with each die of a pool.
+/// A modifier set that changed a value: `defense_terrain(Drabanterna): 3 → 6 (x2 §7.3.A)`.
+fn modifiers_line(ev: &Map<String, Json>) -> String {
+    let args = match ev.get("args") {
+        Some(Json::Object(a)) if !a.is_empty() => {
+            format!("({})", a.values().map(|v| text(Some(v))).collect::<Vec<_>>().join(", "))
+        }
+        _ => String::new(),
+    };
+    let lines: Vec<String> = match ev.get("applied") {
+        Some(Json::Array(ls)) => ls
+            .iter()
+            .filter_map(Json::as_object)
+            .map(|l| {
+                let effect = s(l, "effect");
+                // A named amount shows its value: `+bonus (2)`.
+                let amount = match int(l, "amount") {
+                    Some(a) if effect.parse::<i64>().ok() != Some(a) => format!(" ({})", signed(a)),
+                    _ => String::new(),
+                };
+                match l.get("para").and_then(Json::as_str) {
+                    Some(p) if !p.is_empty() => format!("{effect}{amount} §{p}"),
+                    _ => format!("{effect}{amount}"),
+                }
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let best = if ev.get("best").and_then(Json::as_bool) == Some(true) { "the best of " } else { "" };
+    // In a side's view, values read from another side's hidden unit are not shown.
+    let hidden = ev.get("hidden").and_then(Json::as_bool) == Some(true);
+    if hidden {
+        return format!("{}{args}: not seen{}", s(ev, "set"), at_para(ev));
+    }
+    let value = |k: &str| text(ev.get(k));
+    format!(
+        "{}{args}: {} → {} ({best}{}){}",
+        s(ev, "set"),
+        value("base"),
+        value("result"),
+        lines.join(", "),
+        at_para(ev)
+    )
+}
+
+/// `, at §P` for an event's `at` field, or nothing.
+fn at_para(ev: &Map<String, Json>) -> String {
+    match ev.get("at").and_then(Json::as_str) {
+        Some(a) if !a.is_empty() => format!(", at §{a}"),
+        _ => String::new(),
+    }
+}
+
 fn roll_value(r: &Map<String, Json>) -> String {
     let v = text(r.get("value"));
     match r.get("dice_values") {

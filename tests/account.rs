@@ -189,3 +189,87 @@ fn card_events_read_as_sentences() {
     assert!(text.lines().any(|l| l.contains("Barons draws a card from Orders")), "{text}");
     assert!(!text.lines().any(|l| l.contains("Barons draws") && !l.contains("a card")), "{text}");
 }
+
+/// An inline rulebook with three modifier sets: one called by a procedure through a
+/// `fn` and directly, one `best;`, one called only by the movement-allowance hook.
+const DUEL: &str = include_str!("support/duel.ks");
+
+fn duel(extra: &[&str]) -> Output {
+    let dir = tmp("duel");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("duel.ks"), DUEL).unwrap();
+    let d = dir.to_str().unwrap().to_string();
+    let mut args = vec!["run", d.as_str(), "--scenario", "1", "--seed", "1"];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    o
+}
+
+fn modifier_events(o: &Output) -> Vec<serde_json::Value> {
+    stdout(o)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["type"] == "modifiers")
+        .collect()
+}
+
+/// A modifier set evaluated by a procedure's statement is logged with the lines that
+/// applied (paragraph, effect, amount), its base and its result; one evaluated by a
+/// hook or by an agent's `prefer` score is not; the account prints it; a side's view
+/// does not show what a set gave for another side's unit when anything is hidden.
+#[test]
+fn modifier_sets_are_logged_with_the_lines_that_applied() {
+    let all = modifier_events(&duel(&["--format", "jsonl"]));
+    assert!(!all.is_empty());
+    assert!(all.iter().all(|e| e["set"] != "cost_mods"), "a hook's evaluation was logged: {all:?}");
+    // Ann (str 4) through `strength`: x2 then +bonus 1, and the -1 line never applies.
+    let first = &all[0];
+    assert_eq!(first["set"], "attack_mods");
+    assert_eq!(first["args"], serde_json::json!({"a": "Ann", "bonus": 1}));
+    assert_eq!((first["base"].as_i64(), first["result"].as_i64()), (Some(4), Some(9)));
+    assert_eq!(
+        first["applied"],
+        serde_json::json!([{"para": "2.0", "effect": "x2"}, {"para": "2.1", "effect": "+bonus", "amount": 1}])
+    );
+    let best: Vec<_> = all.iter().filter(|e| e["set"] == "best_mods").collect();
+    assert_eq!(best.len(), 3, "one per unit");
+    assert!(best.iter().all(|e| e["best"] == true && e["result"] == 2 && e["at"] == "3.0"), "{best:?}");
+    // The direct calls in §3.1's comparison; Bob (str 3) never doubles.
+    assert!(all.iter().filter(|e| e["args"]["bonus"] == 0).all(|e| e["at"] == "3.1"), "{all:?}");
+    let bob: Vec<_> = all.iter().filter(|e| e["set"] == "attack_mods" && e["args"]["a"] == "Bob").collect();
+    assert!(!bob.is_empty() && bob.iter().all(|e| e["result"] == 4), "{bob:?}");
+
+    // Heuristic agents compute `prefer attack_mods(t, 0, t.str)` for each target: those
+    // evaluations are advice, not events.
+    let h = modifier_events(&duel(&[
+        "--agent",
+        "Red=heuristic",
+        "--agent",
+        "Blue=heuristic",
+        "--format",
+        "jsonl",
+    ]));
+    // (A traced score would be written at §3.0, the `choose` statement.)
+    assert!(h.iter().filter(|e| e["args"]["bonus"] == 0).all(|e| e["at"] == "3.1"), "{h:?}");
+    assert_eq!(h.iter().filter(|e| e["set"] == "best_mods").count(), 3, "{h:?}");
+
+    let text = stdout(&duel(&["--format", "text"]));
+    assert!(text.contains("attack_mods(Ann, 1): 4 → 9 (x2 §2.0, +bonus (+1) §2.1), at §2.0"), "{text}");
+    assert!(text.contains("best_mods(Ann): 0 → 2 (the best of +1 §2.3, +2 §2.3), at §3.0"), "{text}");
+
+    // Strength is hidden: Blue sees its own units' sets, not Ann's.
+    let view = modifier_events(&duel(&["--view", "Blue", "--format", "jsonl"]));
+    assert_eq!(view.len(), all.len());
+    for e in &view {
+        if e["args"]["a"] == "Ann" {
+            assert!(e["hidden"] == true && e["base"].is_null() && e["result"].is_null(), "{e}");
+            assert_eq!(e["applied"], serde_json::json!([]), "{e}");
+        } else {
+            assert!(e["result"].is_i64() && e.get("hidden").is_none(), "{e}");
+        }
+    }
+    let text = stdout(&duel(&["--view", "Blue", "--format", "text"]));
+    assert!(text.contains("attack_mods(Ann, 1): not seen, at §2.0"), "{text}");
+    assert!(text.contains("attack_mods(Bob, 1): 3 → 4 (+bonus (+1) §2.1), at §2.0"), "{text}");
+}

@@ -10,7 +10,7 @@ use crate::types::{Iv, Ty, BIG};
 use kriegsspiel_dsl::ast::*;
 use kriegsspiel_dsl::Diagnostic;
 use kriegsspiel_runtime::op::{Builtin, Field, Op, Reg, NO_REG};
-use kriegsspiel_runtime::program::{Beyond, FnKind, Function, TableDef};
+use kriegsspiel_runtime::program::{Beyond, FnKind, Function, ModLine, ModSet, TableDef};
 use kriegsspiel_runtime::Value;
 
 /// What the range analysis knows of a modifier set: the interval of its additions
@@ -130,6 +130,11 @@ pub struct FnCx<'c, 'a> {
     field_cache: Vec<(Reg, String, Out)>,
     /// The result type of a procedure declared `-> T` (`return e;` gives it).
     returns: Option<Ty>,
+    /// Code that runs as a procedure's statements (not a `fn`, a condition of a trigger
+    /// or a `prefer` score): its calls log the modifier sets they evaluate.
+    traced: bool,
+    /// A modifier set's lines as the log shows them (see `modifiers`).
+    mod_set: Option<ModSet>,
 }
 
 /// Does every path through the block end in a `return` (for procedures with a result)?
@@ -168,6 +173,8 @@ impl<'c, 'a> FnCx<'c, 'a> {
             phase_depth: 0,
             field_cache: Vec::new(),
             returns: None,
+            traced: !pure,
+            mod_set: None,
         }
     }
 
@@ -652,6 +659,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             spans: self.spans,
             para,
             param_names,
+            modifiers: self.mod_set,
         }
     }
 
@@ -1268,7 +1276,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
         }
         let dst = self.dst();
-        self.emit(Op::Call { f: sig.id, args: base, argc: outs.len() as u16, dst });
+        // A call from a procedure's statement to a `fn` or modifier set is traced: the
+        // log shows which modifier lines applied in it (a combat's strengths).
+        let trace = self.traced && matches!(sig.kind, CallableKind::Fn | CallableKind::Modifiers);
+        self.emit(Op::Call { f: sig.id, args: base, argc: outs.len() as u16, dst, trace });
         let mut out = Self::out(dst, sig.ret.clone(), Iv::ANY);
         if sig.kind == CallableKind::Modifiers {
             if let Some((adds, paras)) = self.cx.modifier_info.get(&name.name).cloned() {
@@ -1571,6 +1582,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                         // otherwise see a different game (a roll consumed, a unit moved).
                         let saved_pure = self.pure;
                         let saved_what = self.what;
+                        let saved_traced = std::mem::replace(&mut self.traced, false);
                         self.pure = true;
                         self.what = "`prefer` score";
                         self.each(list, &var.name, elem.clone(), |me, _v| {
@@ -1586,6 +1598,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                         }
                         self.pure = saved_pure;
                         self.what = saved_what;
+                        self.traced = saved_traced;
                         let h = self.here();
                         self.patch(skip, h);
                         sc
@@ -2626,7 +2639,8 @@ impl<'c, 'a> FnCx<'c, 'a> {
         let mut lo = 0i64;
         let mut hi = 0i64;
         let mut paras = vec![self.para_text()];
-        for line in &m.lines {
+        self.mod_set = Some(ModSet { lines: Vec::new(), best: m.best_only });
+        for (index, line) in m.lines.iter().enumerate() {
             let saved = self.span;
             self.span = line.span;
             let keep = self.next;
@@ -2634,12 +2648,19 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 let c = me.expr(&line.when);
                 me.expect_ty(&c, &Ty::Bool, line.when.span, "modifier condition");
                 let jf = me.emit(Op::JumpIfNot { cond: c.reg, to: 0 });
+                let line_no = index.min(u16::MAX as usize) as u16;
                 match &line.effect {
                     ModEffect::Mul { num: n, den: d } => {
                         let rn = me.load(Value::Int(*n));
                         let rd = me.load(Value::Int(*d));
                         me.emit(Op::Mul { dst: num, a: num, b: rn });
                         me.emit(Op::Mul { dst: den, a: den, b: rd });
+                        me.emit(Op::ModApplied { line: line_no, amt: NO_REG });
+                        let effect = if *d == 1 { format!("x{n}") } else { format!("x{n}/{d}") };
+                        me.mod_set
+                            .get_or_insert_with(ModSet::default)
+                            .lines
+                            .push(ModLine { para: me.para, effect });
                     }
                     ModEffect::Add { negative, amount } => {
                         let (r, iv) = match amount {
@@ -2654,6 +2675,15 @@ impl<'c, 'a> FnCx<'c, 'a> {
                         let iv = if *negative { iv.neg() } else { iv };
                         lo = lo.saturating_add(iv.lo.min(0));
                         hi = hi.saturating_add(iv.hi.max(0));
+                        let sign = if *negative { "-" } else { "+" };
+                        let effect = match amount {
+                            AddAmount::Int(i) => format!("{sign}{i}"),
+                            AddAmount::Name(id) => format!("{sign}{}", id.name),
+                        };
+                        me.mod_set
+                            .get_or_insert_with(ModSet::default)
+                            .lines
+                            .push(ModLine { para: me.para, effect });
                         if m.best_only {
                             let t = me.temp();
                             if *negative {
@@ -2681,6 +2711,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                         } else {
                             me.emit(Op::Add { dst: add, a: add, b: r });
                         }
+                        me.emit(Op::ModApplied { line: line_no, amt: r });
                     }
                 }
                 let h = me.here();

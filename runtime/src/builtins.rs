@@ -7,7 +7,7 @@
 use crate::board::Board;
 use crate::error::RuntimeError;
 use crate::op::Builtin;
-use crate::program::PreferScope;
+use crate::program::{FnId, ParaId, PreferScope};
 use crate::state::{UnitStatus, OFF_MAP};
 use crate::value::Value;
 use crate::vm::{as_bool, as_int, Exec, Halt, Vm};
@@ -480,6 +480,59 @@ impl<'p> Vm<'p> {
             args.insert(name.clone(), self.label(v));
         }
         Some((json!(func.name), serde_json::Value::Object(args)))
+    }
+
+    /// Log a traced modifier set's evaluation: its arguments, the base value, each line
+    /// that applied (paragraph, effect as written, the amount added) and the result.
+    pub(crate) fn log_modifiers(
+        &mut self,
+        f: FnId,
+        argv: &[Value],
+        at: ParaId,
+        applied: &[(u16, Value)],
+        result: Value,
+    ) {
+        let prog = self.prog;
+        let Some(func) = prog.functions.get(f as usize) else { return };
+        let Some(set) = &func.modifiers else { return };
+        let (base, named) = match argv.split_last() {
+            Some((b, rest)) => (*b, rest),
+            None => (Value::Nil, argv),
+        };
+        let mut args = serde_json::Map::new();
+        for (name, v) in func.param_names.iter().zip(named) {
+            args.insert(name.clone(), self.label(*v));
+        }
+        let lines: Vec<serde_json::Value> = applied
+            .iter()
+            .map(|&(i, amount)| {
+                let line = set.lines.get(i as usize);
+                let mut o = serde_json::Map::new();
+                o.insert("para".into(), json!(line.map(|l| prog.para(l.para)).unwrap_or("")));
+                o.insert("effect".into(), json!(line.map(|l| l.effect.as_str()).unwrap_or("")));
+                // The amount register holds the magnitude; the effect as written has the sign.
+                if let (Value::Int(a), Some(l)) = (amount, line) {
+                    o.insert("amount".into(), json!(if l.effect.starts_with('-') { -a } else { a }));
+                }
+                serde_json::Value::Object(o)
+            })
+            .collect();
+        let mut fields = json!({
+            "turn": self.state.turn,
+            "para": prog.para(func.para),
+            "at": prog.para(at),
+            "set": func.name,
+            "args": serde_json::Value::Object(args),
+            "base": self.label(base),
+            "applied": lines,
+            "result": self.label(result),
+        });
+        if set.best {
+            if let Some(o) = fields.as_object_mut() {
+                o.insert("best".into(), json!(true));
+            }
+        }
+        self.log.event("modifiers", fields);
     }
 
     /// Is hex `h` in a zone of control exerted by an enemy of `side`?

@@ -238,7 +238,7 @@ impl Names<'_> {
             Op::BrMarker { when, obj, marker, to } => {
                 format!("{} {} has {} goto {to}", iff(when), r(obj), self.marker(marker))
             }
-            Op::Call { dst, f, args, argc } => {
+            Op::Call { dst, f, args, argc, .. } => {
                 format!("{} = call {}({})", r(dst), self.func(f), regs(args, argc as usize))
             }
             Op::Builtin { dst, b, a, argc } => {
@@ -250,6 +250,8 @@ impl Names<'_> {
                     format!("{} = {}({})", r(dst), snake(&name), args.join(", "))
                 }
             }
+            Op::ModApplied { line, amt } if amt == NO_REG => format!("modifier line {line} applied"),
+            Op::ModApplied { line, amt } => format!("modifier line {line} applied, adding {}", r(amt)),
             Op::Ret { src } => format!("return {}", r(src)),
             Op::RetNil => "return".into(),
             Op::Roll { dst, count, sides } => format!("{} = roll {count}d{sides}", r(dst)),

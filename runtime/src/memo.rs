@@ -535,7 +535,9 @@ fn view(prog: &Program, f: FnId, params: &[Reg], mask: &mut View, stack: &mut Ve
                 }
                 &[]
             }
-            Op::Const { .. } | Op::Jump { .. } | Op::RetNil | Op::ListNew { .. } => &[],
+            Op::Const { .. } | Op::Jump { .. } | Op::RetNil | Op::ListNew { .. } | Op::ModApplied { .. } => {
+                &[]
+            }
             Op::Add { a, b, .. }
             | Op::Sub { a, b, .. }
             | Op::Mul { a, b, .. }

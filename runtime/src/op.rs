@@ -367,12 +367,20 @@ pub enum Op {
         to: u32,
         when: bool,
     },
-    /// r[dst] = f(r[args..args+argc])
+    /// r[dst] = f(r[args..args+argc]). `trace`: a call made by a procedure's statement
+    /// (not a score): while it runs, the modifier sets it evaluates are logged.
     Call {
         f: FnId,
         args: Reg,
         argc: u16,
         dst: Reg,
+        trace: bool,
+    },
+    /// Line `line` of the running modifier set applied, adding r[amt] (NO_REG for a
+    /// multiplier); recorded for the log when the set's evaluation is traced.
+    ModApplied {
+        line: u16,
+        amt: Reg,
     },
     /// r[dst] = builtin(r[a[0]], .., r[a[argc-1]]) (at most five operands; dst may be NO_REG)
     Builtin {

@@ -297,6 +297,25 @@ pub struct Function {
     /// arguments). Empty for code compiled without them.
     #[serde(default)]
     pub param_names: Vec<String>,
+    /// A modifier set's lines as the log shows them (None for other functions).
+    #[serde(default)]
+    pub modifiers: Option<ModSet>,
+}
+
+/// What the log says of a modifier set: its lines in order, and whether only the
+/// largest applicable addition counts (`best;`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModSet {
+    pub lines: Vec<ModLine>,
+    pub best: bool,
+}
+
+/// One line of a modifier set as the log shows it: its paragraph and its effect as
+/// written (`x2`, `x1/2`, `+1`, `-terrain_bonus`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModLine {
+    pub para: ParaId,
+    pub effect: String,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -105,6 +105,7 @@ mod tests {
                 spans: vec![(0, 0, 0)],
                 para: 0,
                 param_names: vec!["x".into()],
+                modifiers: None,
             }],
             map: MapDef { cols: 2, rows: 2, terrain: vec![0; 4], sides: vec![0; 24], ..MapDef::default() },
             scenarios: vec![ScenarioDef {

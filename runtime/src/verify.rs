@@ -61,7 +61,8 @@ pub fn verify(p: &Program) -> Result<(), String> {
                 Op::BrMarker { obj, marker, to, .. } => {
                     reg_ok(obj) && (marker as usize) < p.markers.len() && jump_ok(to)
                 }
-                Op::Call { f: g, args, argc, dst } => {
+                Op::ModApplied { amt, .. } => amt == NO_REG || reg_ok(amt),
+                Op::Call { f: g, args, argc, dst, .. } => {
                     let callee_ok = p.functions.get(g as usize).map(|c| c.params == argc).unwrap_or(false);
                     callee_ok
                         && reg_ok(dst)

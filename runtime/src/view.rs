@@ -7,7 +7,9 @@
 //! - another side's `sealed` decisions before their `reveal`;
 //! - the values of hidden per-unit tracks (`hidden t shown f`) of other sides' units;
 //! - with `hidden type`, the names of other sides' units (their identity): each is shown
-//!   as `"<Side> block <n>"`, numbered in the order the view first meets it.
+//!   as `"<Side> block <n>"`, numbered in the order the view first meets it;
+//! - with anything hidden, what a modifier set evaluated for another side's unit gave
+//!   (its base, the lines that applied, the result).
 //!
 //! Ownership follows `transfer` events. A `note` written by the rulebook's `log`
 //! statement is the rulebook's own words and passes unchanged.
@@ -129,6 +131,28 @@ impl<'a> Viewer<'a> {
                     m.insert("hidden".into(), Json::Bool(true));
                 }
             }
+            // A modifier set evaluated for another side's unit may read a hidden rating or
+            // track: with anything hidden, only its name and arguments are shown.
+            "modifiers"
+                if self.prog.hidden_type.is_some()
+                    || !self.hidden_tracks.is_empty()
+                    || !self.prog.hidden_ratings.is_empty() =>
+            {
+                let mut names = Vec::new();
+                if let Some(Json::Object(args)) = m.get("args") {
+                    for v in args.values() {
+                        collect_strings(v, &mut names);
+                    }
+                }
+                if names.iter().any(|n| self.foreign(n)) {
+                    for k in ["base", "result"] {
+                        m.insert(k.into(), Json::Null);
+                    }
+                    // Which lines applied can tell a hidden value too (`x2 when u.str > 3`).
+                    m.insert("applied".into(), Json::Array(Vec::new()));
+                    m.insert("hidden".into(), Json::Bool(true));
+                }
+            }
             _ => {}
         }
         if self.prog.hidden_type.is_some() {
@@ -138,6 +162,15 @@ impl<'a> Viewer<'a> {
                 *m = x;
             }
         }
+    }
+}
+
+/// Every string in a value (unit names among them).
+fn collect_strings(v: &Json, out: &mut Vec<String>) {
+    match v {
+        Json::String(s) => out.push(s.clone()),
+        Json::Array(items) => items.iter().for_each(|x| collect_strings(x, out)),
+        _ => {}
     }
 }
 

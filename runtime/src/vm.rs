@@ -116,6 +116,14 @@ pub struct Vm<'p> {
     pub(crate) frames: Vec<(FnId, usize)>,
     /// With `GameOptions::rules_fired`: per paragraph, the calls in which its code ran.
     pub(crate) fired: Option<Fired>,
+    /// A procedure's traced call is running (`Op::Call`'s `trace`): the modifier sets it
+    /// evaluates are logged with the lines that applied.
+    pub(crate) tracing: bool,
+    /// The paragraph of the traced call's statement.
+    pub(crate) trace_at: ParaId,
+    /// The traced modifier sets running, innermost last: (call depth, the lines that
+    /// applied with their amounts).
+    pub(crate) mod_open: Vec<(u32, Vec<(u16, Value)>)>,
 }
 
 /// Rules fired: per paragraph, in how many calls of rulebook code (a procedure, `fn`,
@@ -199,6 +207,9 @@ impl<'p> Vm<'p> {
             chain_depth: 0,
             frames: Vec::new(),
             fired: None,
+            tracing: false,
+            trace_at: 0,
+            mod_open: Vec::new(),
         }
         .with_occupancy()
     }
@@ -254,7 +265,10 @@ impl<'p> Vm<'p> {
         }
         self.regs[base..need].copy_from_slice(args);
         self.top = need;
+        // Hooks and scores called by the runtime are evaluations, not traced statements.
+        let tracing = std::mem::replace(&mut self.tracing, false);
         let r = self.invoke(f, base, args.len());
+        self.tracing = tracing;
         // Pop the pushed arguments too: hooks run hundreds of thousands of times a game.
         self.top = base;
         r
@@ -296,6 +310,13 @@ impl<'p> Vm<'p> {
         let mark = self.lists.len();
         self.depth += 1;
         self.frames.push((f, base));
+        let traced = self.tracing && func.modifiers.is_some();
+        let (traced_args, traced_at): (Vec<Value>, ParaId) = if traced {
+            self.mod_open.push((self.depth, Vec::new()));
+            (self.regs[base..base + n].to_vec(), self.trace_at)
+        } else {
+            (Vec::new(), 0)
+        };
         let result = if self.profile.is_some() {
             let before = self.instructions();
             self.prof_children.push(0);
@@ -318,6 +339,12 @@ impl<'p> Vm<'p> {
         } else {
             self.run(f, base)
         };
+        if traced {
+            let applied = self.mod_open.pop().map(|(_, lines)| lines).unwrap_or_default();
+            if let (false, Ok(v)) = (applied.is_empty(), &result) {
+                self.log_modifiers(f, &traced_args, traced_at, &applied, *v);
+            }
+        }
         self.depth -= 1;
         self.frames.pop();
         self.top = base;
@@ -596,9 +623,25 @@ impl<'p> Vm<'p> {
                         pc = to as usize;
                     }
                 }
-                Op::Call { f: g, args, argc, dst } => {
-                    let v = self.invoke(g, base + args as usize, argc as usize)?;
+                Op::Call { f: g, args, argc, dst, trace } => {
+                    let v = if trace && !self.tracing && self.log.enabled() {
+                        self.tracing = true;
+                        self.trace_at = func.paras.get(at).copied().unwrap_or(func.para);
+                        let v = self.invoke(g, base + args as usize, argc as usize);
+                        self.tracing = false;
+                        v?
+                    } else {
+                        self.invoke(g, base + args as usize, argc as usize)?
+                    };
                     r!(dst) = v;
+                }
+                Op::ModApplied { line, amt } => {
+                    if let Some((depth, lines)) = self.mod_open.last_mut() {
+                        if *depth == self.depth {
+                            let v = if amt == NO_REG { Value::Nil } else { r!(amt) };
+                            lines.push((line, v));
+                        }
+                    }
                 }
                 // Hot list and unit queries are handled here rather than in `exec_effect`.
                 // Loop steps: forward ones jump out when done, rotated ones (`Back`) jump

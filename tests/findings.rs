@@ -135,3 +135,58 @@ fn rows_no_roll_reaches_are_w0008_and_a_finding() {
         assert!(diags.iter().all(|d| d["severity"] != "error"), "{name}: {diags:?}");
     }
 }
+
+/// A rulebook with one modifier set whose lines are `LINES`, over a unit rating 1..6
+/// and a track 0..4.
+fn modifier_lines(name: &str, lines: &str) -> PathBuf {
+    write(
+        name,
+        &format!(
+            "{HEAD}§1.0 rating str: 1..6 \"strength\"\n\
+             §1.0 classes {{ foot }}\n§1.0 unit Foot: foot\n\
+             §1.0 track fatigue per side: 0..4\n\
+             §3.0 modifiers mods(u: Unit, n: Int) {{ {lines} }}\n\
+             §3.0 procedure fight(u: Unit) -> Int {{ return mods(u, 1, u.str); }}\n"
+        ),
+    )
+}
+
+fn codes(rb: &std::path::Path) -> (Vec<serde_json::Value>, serde_json::Value) {
+    let o = ks(&["check", rb.to_str().expect("utf-8"), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let diags = v["diagnostics"].as_array().expect("diagnostics").clone();
+    assert!(diags.iter().all(|d| d["severity"] != "error"), "{diags:?}");
+    (diags, v)
+}
+
+/// W0009: a modifier line whose condition no value within the declared ranges makes
+/// true (a rating 1..6 compared with 7, a track 0..4 with a negative number, a sum of
+/// both past their ends) is reported at the condition, and is a finding of the compiler.
+#[test]
+fn modifier_lines_that_never_apply_are_w0009_and_a_finding() {
+    for (name, line) in [
+        ("rating", "§3.0 +1 when u.str > 6;"),
+        ("equal", "§3.0 +1 when u.str == 0;"),
+        ("track", "§3.0 -1 when fatigue[u.side] < 0;"),
+        ("sum", "§3.0 x2 when u.str + fatigue[u.side] >= 11;"),
+    ] {
+        let (diags, v) = codes(&modifier_lines(name, line));
+        let w: Vec<_> = diags.iter().filter(|d| d["code"] == "W0009").collect();
+        assert_eq!(w.len(), 1, "{name}: {diags:?}");
+        assert_eq!(w[0]["paragraphs"], serde_json::json!(["3.0"]), "{name}");
+        let f = v["report"]["findings"].as_array().expect("findings");
+        assert!(f.iter().any(|f| f["kind"] == "unreachable" && f["source"] == "compiler"), "{name}: {f:?}");
+    }
+    // Near misses: the range's own ends, a parameter with no known bounds, a sum that
+    // can just reach, a comparison that always holds (harmless).
+    for (name, line) in [
+        ("end", "§3.0 +1 when u.str >= 6;"),
+        ("low", "§3.0 +1 when fatigue[u.side] <= 0;"),
+        ("param", "§3.0 +1 when n > 100;"),
+        ("sum-reach", "§3.0 x2 when u.str + fatigue[u.side] >= 10;"),
+        ("always", "§3.0 +1 when u.str > 0;"),
+    ] {
+        let (diags, _) = codes(&modifier_lines(name, line));
+        assert!(diags.iter().all(|d| d["code"] != "W0009"), "{name}: {diags:?}");
+    }
+}

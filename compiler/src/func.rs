@@ -1979,7 +1979,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 } else {
                     self.emit(Op::Ne { dst, a: ra, b: rb });
                 }
-                (Ty::Bool, Iv::ANY)
+                let known =
+                    if x.ty == Ty::Int && y.ty == Ty::Int { compare_bounds(op, x.iv, y.iv) } else { None };
+                (Ty::Bool, known_bool(known))
             }
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
                 arith(self);
@@ -1990,7 +1992,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     _ => Op::Ge { dst, a: ra, b: rb },
                 };
                 self.emit(o);
-                (Ty::Bool, Iv::ANY)
+                (Ty::Bool, known_bool(compare_bounds(op, x.iv, y.iv)))
             }
             BinOp::And | BinOp::Or => unreachable_and_or(),
         };
@@ -2647,6 +2649,16 @@ impl<'c, 'a> FnCx<'c, 'a> {
             self.with_anchor(&line.anchor, |me| {
                 let c = me.expr(&line.when);
                 me.expect_ty(&c, &Ty::Bool, line.when.span, "modifier condition");
+                if c.ty == Ty::Bool && c.iv == Iv::exact(0) {
+                    me.error(
+                        Diagnostic::warning(
+                            "W0009",
+                            line.when.span,
+                            "this modifier line never applies: its condition is false for every value its terms can take",
+                        )
+                        .with_note("the bounds come from the ratings' and tracks' declared ranges and the literals; check the number, or the range"),
+                    );
+                }
                 let jf = me.emit(Op::JumpIfNot { cond: c.reg, to: 0 });
                 let line_no = index.min(u16::MAX as usize) as u16;
                 match &line.effect {
@@ -2766,6 +2778,42 @@ enum Src {
 impl From<Reg> for Src {
     fn from(r: Reg) -> Src {
         Src::List(r)
+    }
+}
+
+/// What the bounds of two Int operands decide about a comparison: `Some(b)` when it is
+/// `b` for every pair of values within them (the modifier check W0009 reads it).
+fn compare_bounds(op: BinOp, x: Iv, y: Iv) -> Option<bool> {
+    let (always, never) = match op {
+        BinOp::Lt => (x.hi < y.lo, x.lo >= y.hi),
+        BinOp::Le => (x.hi <= y.lo, x.lo > y.hi),
+        BinOp::Gt => (x.lo > y.hi, x.hi <= y.lo),
+        BinOp::Ge => (x.lo >= y.hi, x.hi < y.lo),
+        BinOp::Eq | BinOp::Ne => {
+            let disjoint = x.hi < y.lo || y.hi < x.lo;
+            let same = x.lo == x.hi && y.lo == y.hi && x.lo == y.lo && x.is_known();
+            if op == BinOp::Eq {
+                (same, disjoint)
+            } else {
+                (disjoint, same)
+            }
+        }
+        _ => (false, false),
+    };
+    if always {
+        Some(true)
+    } else if never {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// A Bool result's bounds: 1..1 always true, 0..0 never, unknown otherwise.
+fn known_bool(k: Option<bool>) -> Iv {
+    match k {
+        Some(b) => Iv::exact(b as i64),
+        None => Iv::ANY,
     }
 }
 

@@ -293,7 +293,7 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
     for d in &diags {
         let (kind, ruling) = match d.code {
             "W0005" => ("example_disagrees", d.message.split('`').nth(1).map(str::to_string)),
-            "W0008" => ("unreachable", None),
+            "W0008" | "W0009" => ("unreachable", None),
             _ => continue,
         };
         report.findings.push(report::FindingOut {

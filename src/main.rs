@@ -150,16 +150,23 @@ enum Cmd {
         #[arg(long = "option", value_name = "NAME")]
         options: Vec<String>,
     },
-    /// The exact odds of a die-roll table: every result's probability in every column, as
-    /// fractions, by enumerating the table's dice.
+    /// The exact odds of a die-roll table (every result's probability in every column, as
+    /// fractions, by enumerating the table's dice), or of a worked example's situation
+    /// (every outcome of the procedure it runs, over every way its dice fall).
     Odds {
         /// A rulebook directory (all its .ks files) or a single .ks file.
         rulebook: PathBuf,
-        /// The table's name, e.g. CRT.
-        table: String,
+        /// The table's name, e.g. CRT (or give --example).
+        #[arg(required_unless_present = "example")]
+        table: Option<String>,
         /// A modifier added to the roll before the row is read (the table's clamps apply).
         #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_name = "N")]
         drm: i64,
+        /// Instead of a table: play this worked example's situation for every way its dice
+        /// can fall and give the exact probability of each outcome (its title, or a part
+        /// of it that names one example).
+        #[arg(long, value_name = "TITLE", conflicts_with_all = ["table", "drm"])]
+        example: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
@@ -257,7 +264,12 @@ fn main() -> ExitCode {
         Cmd::Replay { log, rulebook, output } => {
             replay::cmd_replay(&log, rulebook.as_deref(), output.as_deref(), ui)
         }
-        Cmd::Odds { rulebook, table, drm, format } => odds::cmd_odds(&rulebook, &table, drm, format, ui),
+        Cmd::Odds { rulebook, table, drm, example, format } => match (example, table) {
+            (Some(title), _) => odds::cmd_odds_example(&rulebook, &title, format, ui),
+            (None, Some(table)) => odds::cmd_odds(&rulebook, &table, drm, format, ui),
+            // clap requires one of them.
+            (None, None) => 2,
+        },
         Cmd::Text { path, index, style, format } => {
             let opts = kriegsspiel_text::TextOptions { path, index, json: format == Format::Json, style };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());

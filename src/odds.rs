@@ -3,6 +3,10 @@
 //! counted), adding the modifier and reading the row as a game does, with the table's
 //! `beyond rows` clamp (or, without one, a roll off the table: R0007 in a game). Exact:
 //! fractions of whole counts, no sampling and no floats in the counting.
+//!
+//! `odds RULEBOOK --example TITLE`: a worked example's situation run for every way its
+//! dice fall (`kriegsspiel_compiler::enumerate`), each distinct outcome (the log's
+//! effects) with its exact probability.
 
 use crate::{build_config, out, Format, Ui};
 use kriegsspiel_dsl::ast::{DeclKind, Rulebook};
@@ -200,6 +204,149 @@ pub(crate) fn cmd_odds(rulebook: &Path, table: &str, drm: i64, format: Format, u
     let s = match format {
         Format::Json => format!("{o}\n"),
         Format::Human => text(&o),
+    };
+    match out(&s) {
+        Ok(()) => 0,
+        Err(code) => code,
+    }
+}
+
+/// Most runs `odds --example` makes: each is one way the example's dice fall.
+const MAX_RUNS: usize = 100_000;
+
+/// `a/b + c/d`, reduced.
+fn add_fraction((a, b): (u128, u128), (c, d): (u128, u128)) -> Option<(u128, u128)> {
+    let n = a.checked_mul(d)?.checked_add(c.checked_mul(b)?)?;
+    let m = b.checked_mul(d)?;
+    let g = gcd(n, m).max(1);
+    Some((n / g, m / g))
+}
+
+/// Log events that make an outcome: what the procedure did to the game, not the rolls,
+/// lookups, modifiers and decisions on the way.
+fn is_effect(kind: &str) -> bool {
+    !matches!(kind, "roll" | "lookup" | "modifiers" | "decision" | "turn" | "phase" | "phase_end" | "header")
+}
+
+/// The example's enumeration as JSON: each distinct outcome (its effects as account
+/// lines) with its exact probability, and how often the expectations hold.
+pub(crate) fn example_odds(
+    e: &kriegsspiel_compiler::enumerate::Enumerated,
+) -> Result<serde_json::Value, String> {
+    use kriegsspiel_runtime::game::ExampleOutcome;
+    let mut order: Vec<Vec<String>> = Vec::new();
+    let mut prob: BTreeMap<Vec<String>, (u128, u128)> = BTreeMap::new();
+    let mut holds = (0u128, 1u128);
+    let mut errors = (0u128, 1u128);
+    let overflow = || "the probabilities do not fit in 128 bits".to_string();
+    for b in &e.branches {
+        let mut lines = Vec::new();
+        for l in b.log.lines() {
+            let Ok(serde_json::Value::Object(ev)) = serde_json::from_str::<serde_json::Value>(l) else {
+                continue;
+            };
+            if ev.get("type").and_then(|t| t.as_str()).map(is_effect).unwrap_or(false) {
+                lines.push(crate::account::event_line(&ev));
+            }
+        }
+        if let ExampleOutcome::Error(err) = &b.outcome {
+            lines.push(format!("runtime error {}: {}", err.code, err.message));
+            errors = add_fraction(errors, (b.ways, b.outcomes)).ok_or_else(overflow)?;
+        }
+        if matches!(b.outcome, ExampleOutcome::Passed) {
+            holds = add_fraction(holds, (b.ways, b.outcomes)).ok_or_else(overflow)?;
+        }
+        if !prob.contains_key(&lines) {
+            order.push(lines.clone());
+        }
+        let p = prob.entry(lines).or_insert((0, 1));
+        *p = add_fraction(*p, (b.ways, b.outcomes)).ok_or_else(overflow)?;
+    }
+    let outcomes: Vec<serde_json::Value> = order
+        .iter()
+        .map(|lines| {
+            let (n, d) = prob[lines];
+            json!({ "fraction": fraction(n, d), "probability": n as f64 / d as f64, "effects": lines })
+        })
+        .collect();
+    let rolls = e.branches.iter().map(|b| b.rolls.len()).max().unwrap_or(0);
+    Ok(json!({
+        "example": e.title,
+        "para": e.para,
+        "runs": e.branches.len(),
+        "most_rolls": rolls,
+        "outcomes": outcomes,
+        "expectations": e.expectations,
+        "expectations_hold": fraction(holds.0, holds.1),
+        "runtime_errors": fraction(errors.0, errors.1),
+    }))
+}
+
+fn example_text(o: &serde_json::Value) -> String {
+    let mut s = format!(
+        "example \"{}\" (§{}): {} runs (one per way the dice fall, up to {} rolls), {} outcomes\n",
+        o["example"].as_str().unwrap_or("?"),
+        o["para"].as_str().unwrap_or("?"),
+        o["runs"],
+        o["most_rolls"],
+        o["outcomes"].as_array().map(|a| a.len()).unwrap_or(0)
+    );
+    for c in o["outcomes"].as_array().into_iter().flatten() {
+        s.push_str(&format!(
+            "  {:>9}  {:>6.2}%\n",
+            c["fraction"].as_str().unwrap_or("?"),
+            c["probability"].as_f64().unwrap_or(0.0) * 100.0
+        ));
+        let effects = c["effects"].as_array().cloned().unwrap_or_default();
+        if effects.is_empty() {
+            s.push_str("      (no effect)\n");
+        }
+        for l in effects {
+            s.push_str(&format!("      {}\n", l.as_str().unwrap_or("?")));
+        }
+    }
+    if o["expectations"].as_u64().unwrap_or(0) > 0 {
+        s.push_str(&format!(
+            "  the example's expectations hold with probability {}\n",
+            o["expectations_hold"].as_str().unwrap_or("?")
+        ));
+    }
+    if o["runtime_errors"] != "0" {
+        s.push_str(&format!(
+            "  runtime errors with probability {}\n",
+            o["runtime_errors"].as_str().unwrap_or("?")
+        ));
+    }
+    s
+}
+
+/// `odds RULEBOOK --example TITLE`.
+pub(crate) fn cmd_odds_example(rulebook: &Path, title: &str, format: Format, ui: Ui) -> u8 {
+    let (sources, c) = match build_config(rulebook, Format::Human, None, ui) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    if c.program.is_none() {
+        say!("error: the rulebook has errors; no odds");
+        return 1;
+    }
+    let e = match kriegsspiel_compiler::enumerate::enumerate(&sources, title, MAX_RUNS) {
+        Ok(e) => e,
+        Err(m) => {
+            say!("error[E0703]: {m}");
+            return 2;
+        }
+    };
+    let o = match example_odds(&e) {
+        Ok(o) => o,
+        Err(m) => {
+            say!("error[E0703]: {m}");
+            return 2;
+        }
+    };
+    let s = match format {
+        Format::Json => format!("{o}\n"),
+        Format::Human => example_text(&o),
     };
     match out(&s) {
         Ok(()) => 0,

@@ -152,3 +152,127 @@ fn tables_that_cannot_be_enumerated_are_refused() {
     assert!(text.starts_with("CRT (§7.1.2): 1d6, 6 equally likely outcomes, modifier -1"), "{text}");
     assert!(text.contains("  column 0..1\n"), "{text}");
 }
+
+/// A skirmish of our own: a first die, and on 5-6 a second; 2d6 for a volley.
+const SKIRMISH: &str = r#"rulebook "Skirmish" { numbering dotted; dice d6; }
+contents { §1.0 "Pieces" §2.0 "Fire" §3.0 "Examples" }
+§1.0 sides { Red, Blue }
+§1.0 classes { foot }
+§1.0 unit Foot: foot steps 2
+§1.0 terrain Clear { cost: 1 }
+§1.0 marker Pinned on unit
+§2.0 procedure fire(u: Unit) {
+  if roll 1d6 >= 5 {
+    if roll 1d6 >= 4 { lose_step u; } else { mark u Pinned; }
+  }
+}
+§2.0 procedure volley(u: Unit) {
+  if roll 2d6 >= 10 { lose_step u; }
+}
+§1.0 sequence { draw "nothing happens"; }
+§1.0 map "Field" supplied "a test" { grid 2 x 2 even_down; default Clear; }
+§1.0 counters supplied "a test" { Blue "Target" Foot { } }
+§1.0 scenario "1" "Skirmish" { order Red, Blue; setup Blue { "Target" at 0101; } }
+§3.0 example "aimed fire" {
+  scenario "1";
+  place "Target" at 0101;
+  dice 6 6;
+  run fire(unit("Target"));
+  expect unit("Target").steps == 1;
+}
+§3.0 example "a volley" {
+  scenario "1";
+  place "Target" at 0101;
+  run volley(unit("Target"));
+}
+"#;
+
+fn skirmish() -> String {
+    let dir = root().join("target/tmp/odds-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("skirmish.ks");
+    std::fs::write(&p, SKIRMISH).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn example_odds(rulebook: &str, title: &str) -> Json {
+    let o = run(&["odds", rulebook, "--example", title, "--format", "json", "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("json")
+}
+
+/// Fractions `a/b` summed exactly.
+fn sum_fractions<'a>(fs: impl Iterator<Item = &'a str>) -> (u128, u128) {
+    fn gcd(a: u128, b: u128) -> u128 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    fs.fold((0, 1), |(n, d), f| {
+        let (a, b): (u128, u128) = match f.split_once('/') {
+            Some((a, b)) => (a.parse().unwrap(), b.parse().unwrap()),
+            None => (f.parse().unwrap(), 1),
+        };
+        let (n, d) = (n * b + a * d, d * b);
+        let g = gcd(n, d);
+        (n / g, d / g)
+    })
+}
+
+/// `odds --example`: the example's procedure is run for every way its dice fall (the
+/// example's own dice are ignored), depth first: a second die only where the first
+/// allows one (4 + 2 x 6 = 16 runs), a 2d6 total counted by its ways (10-12: 6 of 36).
+/// By hand: no effect 4/6, pinned 2/6 x 3/6 = 1/6, a step lost 1/6; the expectation
+/// (a step lost) holds with 1/6.
+#[test]
+fn an_examples_outcomes_are_enumerated_exactly() {
+    let rb = skirmish();
+    let o = example_odds(&rb, "aimed fire");
+    assert_eq!(o["runs"], 16);
+    assert_eq!(o["most_rolls"], 2);
+    let got: BTreeMap<String, String> = o["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let effects: Vec<&str> =
+                c["effects"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
+            (effects.join(" / "), c["fraction"].as_str().unwrap().to_string())
+        })
+        .collect();
+    let want: BTreeMap<String, String> =
+        [("", "2/3"), ("marked Pinned: Target (§2.0)", "1/6"), ("Target loses a step, 1 left (§2.0)", "1/6")]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+    assert_eq!(got, want);
+    assert_eq!(o["expectations_hold"], "1/6");
+    let o = example_odds(&rb, "volley");
+    assert_eq!(o["runs"], 11, "one run per total 2..12");
+    let fr: Vec<&str> =
+        o["outcomes"].as_array().unwrap().iter().map(|c| c["fraction"].as_str().unwrap()).collect();
+    assert_eq!(fr, ["5/6", "1/6"]);
+
+    // Peter's 7.1.2 example run for every die: the outcomes cover all of them (their
+    // probabilities sum to exactly 1), and the example's roll of 4 is one of six.
+    let o = example_odds(&book("peter-the-great"), "a +1 CS differential with a +1 MR");
+    assert_eq!(o["runs"], 6);
+    let outcomes = o["outcomes"].as_array().unwrap();
+    assert!(outcomes.len() >= 3, "{o}");
+    assert_eq!(sum_fractions(outcomes.iter().map(|c| c["fraction"].as_str().unwrap())), (1, 1));
+    assert_eq!(o["expectations_hold"], "1/6");
+
+    // The human output; an unknown title lists the examples; a table with --example is a usage error.
+    let t = run(&["odds", &rb, "--example", "aimed", "--quiet"]);
+    let text = String::from_utf8_lossy(&t.stdout);
+    assert!(text.contains("example \"aimed fire\" (§3.0): 16 runs"), "{text}");
+    assert!(text.contains("the example's expectations hold with probability 1/6"), "{text}");
+    let bad = run(&["odds", &rb, "--example", "charge", "--quiet"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("error[E0703]") && err.contains("a volley; aimed fire"), "{err}");
+    let both = run(&["odds", &rb, "Crt", "--example", "aimed", "--quiet"]);
+    assert_eq!(both.status.code(), Some(2));
+}

@@ -7,6 +7,7 @@
 mod builtins;
 mod collect;
 mod contents;
+pub mod enumerate;
 mod env;
 mod examples;
 mod facing;

@@ -6,6 +6,40 @@
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// One roll as an enumeration records it: `count` dice of `sides` faces, each reading
+/// `1 + offset ..= sides + offset`, and the total they made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RolledDie {
+    pub count: u32,
+    pub sides: u32,
+    pub offset: i64,
+    pub value: i64,
+}
+
+impl RolledDie {
+    /// The highest total.
+    pub fn highest(&self) -> i64 {
+        (self.sides as i64 + self.offset) * self.count as i64
+    }
+    /// In how many of the `sides^count` ways the dice fall they make `value`, and that
+    /// number of ways; None past u128 (too many dice).
+    pub fn ways(&self) -> Option<(u128, u128)> {
+        let mut ways: Vec<u128> = vec![1];
+        for _ in 0..self.count {
+            let mut next = vec![0u128; ways.len() + self.sides as usize - 1];
+            for (i, &w) in ways.iter().enumerate() {
+                for f in 0..self.sides as usize {
+                    next[i + f] = next[i + f].checked_add(w)?;
+                }
+            }
+            ways = next;
+        }
+        let lowest = (1 + self.offset) * self.count as i64;
+        let k = usize::try_from(self.value - lowest).ok()?;
+        Some((*ways.get(k)?, (self.sides as u128).checked_pow(self.count)?))
+    }
+}
+
 /// A stream of die rolls.
 #[derive(Clone, Debug)]
 pub struct Dice {

@@ -213,12 +213,20 @@ impl<'p> Vm<'p> {
     pub(crate) fn exec_effect(&mut self, op: Op, base: usize, pc: usize) -> Exec<usize> {
         match op {
             Op::Roll { dst, count, sides } => {
+                let offset = self.face_offset(sides);
                 let v = match self.forced_dice.pop_front() {
                     Some(v) => v,
-                    None => {
-                        self.dice.roll(count as u32, sides as u32) + self.face_offset(sides) * count as i64
-                    }
+                    None if self.dice_record.is_some() => (1 + offset) * count as i64,
+                    None => self.dice.roll(count as u32, sides as u32) + offset * count as i64,
                 };
+                if let Some(rec) = &mut self.dice_record {
+                    rec.push(crate::dice::RolledDie {
+                        count: count as u32,
+                        sides: sides as u32,
+                        offset,
+                        value: v,
+                    });
+                }
                 self.stats.rolls += 1;
                 self.set_reg(base, dst, Value::Int(v));
                 self.event("roll", json!({ "dice": format!("{count}d{sides}"), "value": v }));
@@ -239,11 +247,17 @@ impl<'p> Vm<'p> {
                     .into());
                 }
                 let mut faces = Vec::with_capacity(n as usize);
+                let offset = self.face_offset(sides);
                 for _ in 0..n {
-                    faces.push(match self.forced_dice.pop_front() {
+                    let v = match self.forced_dice.pop_front() {
                         Some(v) => v,
-                        None => self.dice.roll(1, sides as u32) + self.face_offset(sides),
-                    });
+                        None if self.dice_record.is_some() => 1 + offset,
+                        None => self.dice.roll(1, sides as u32) + offset,
+                    };
+                    if let Some(rec) = &mut self.dice_record {
+                        rec.push(crate::dice::RolledDie { count: 1, sides: sides as u32, offset, value: v });
+                    }
+                    faces.push(v);
                 }
                 self.stats.rolls += 1;
                 let l = self.new_list();

@@ -327,12 +327,84 @@ pub fn run_example(prog: &Program, ex: &ExampleRun) -> ExampleOutcome {
     run_example_traced(prog, ex).0
 }
 
+/// One way an example's dice can fall: the rolls in order, the ways out of all the
+/// dice's outcomes that it happens (`ways / outcomes` is its exact probability), the
+/// run's log and whether the example's expectations held.
+#[derive(Debug)]
+pub struct DiceBranch {
+    pub rolls: Vec<crate::dice::RolledDie>,
+    pub ways: u128,
+    pub outcomes: u128,
+    pub log: String,
+    pub outcome: ExampleOutcome,
+}
+
+/// Every way the dice of an example's run can fall, each with its exact probability:
+/// the run is replayed with the rolls forced, depth first, a roll past the forced ones
+/// reading its lowest total, until every total of every roll has been taken (the
+/// example's own `roll` dice are ignored). Decisions are the heuristic agents' as in
+/// `check`; randomness other than dice (cup draws) keeps the example's seed. Err when
+/// the runs pass `max_runs` or a probability does not fit in 128 bits.
+pub fn enumerate_example(
+    prog: &Program,
+    ex: &ExampleRun,
+    max_runs: usize,
+) -> Result<Vec<DiceBranch>, String> {
+    let mut out = Vec::new();
+    let mut prefix: Vec<i64> = Vec::new();
+    loop {
+        if out.len() >= max_runs {
+            return Err(format!("the dice fall in more than {max_runs} ways"));
+        }
+        let run = ExampleRun { dice: &prefix, calls: ex.calls.clone(), rulings: ex.rulings.clone(), ..*ex };
+        let (outcome, _, rolls, log) = run_example_with(prog, &run, true);
+        let rolls = rolls.unwrap_or_default();
+        let (mut ways, mut outcomes) = (1u128, 1u128);
+        for r in &rolls {
+            let (w, t) = r.ways().ok_or("a roll with too many dice to count")?;
+            ways = ways.checked_mul(w).ok_or("too many rolls to count exactly")?;
+            outcomes = outcomes.checked_mul(t).ok_or("too many rolls to count exactly")?;
+        }
+        // The next branch: the last roll that can still go higher does, the rest go.
+        let mut next = rolls.clone();
+        loop {
+            match next.last_mut() {
+                None => {
+                    out.push(DiceBranch { rolls, ways, outcomes, log, outcome });
+                    return Ok(out);
+                }
+                Some(r) if r.value < r.highest() => {
+                    r.value += 1;
+                    break;
+                }
+                Some(_) => {
+                    next.pop();
+                }
+            }
+        }
+        prefix = next.iter().map(|r| r.value).collect();
+        out.push(DiceBranch { rolls, ways, outcomes, log, outcome });
+    }
+}
+
 /// As [`run_example`], with the rulings the run read (by index): an alternative of a
 /// ruling the run never read cannot change its outcome.
 pub fn run_example_traced(prog: &Program, ex: &ExampleRun) -> (ExampleOutcome, Vec<bool>) {
+    let (outcome, read, _, _) = run_example_with(prog, ex, false);
+    (outcome, read)
+}
+
+/// Run an example; with `enumerate`, with its log on and every roll recorded (a roll
+/// past the forced dice reads its lowest total).
+fn run_example_with(
+    prog: &Program,
+    ex: &ExampleRun,
+    enumerate: bool,
+) -> (ExampleOutcome, Vec<bool>, Option<Vec<crate::dice::RolledDie>>, String) {
     let si = ex.scenario.unwrap_or(0);
     let Some(scenario) = prog.scenarios.get(si) else {
-        return (ExampleOutcome::Error(RuntimeError::new("R0012", "examples need a scenario")), Vec::new());
+        let e = RuntimeError::new("R0012", "examples need a scenario");
+        return (ExampleOutcome::Error(e), Vec::new(), None, String::new());
     };
     let mut state = State::new(prog, scenario);
     // Examples start from an empty map holding only the placed units.
@@ -359,28 +431,47 @@ pub fn run_example_traced(prog: &Program, ex: &ExampleRun) -> (ExampleOutcome, V
         Some(r) if r.len() == prog.rulings.len() => r.clone(),
         _ => prog.rulings.iter().map(|r| r.default).collect(),
     };
-    let mut vm = Vm::new(prog, state, si, 0, agents, Log::new(false), rulings, 10_000_000);
+    let mut vm = Vm::new(prog, state, si, 0, agents, Log::new(enumerate), rulings, 10_000_000);
     vm.forced_dice = ex.dice.iter().copied().collect();
+    if enumerate {
+        vm.dice_record = Some(Vec::new());
+    }
     // Examples set situations up by hand: they do not check invariants (6.17d).
     vm.check_invariants = false;
     // Optional layers compiled in are in play in their examples.
     vm.options = prog.options_compiled_in();
+    let mut failed = Vec::new();
+    let mut error = None;
     for (f, args) in &ex.calls {
         match vm.call(*f, args) {
             Ok(_) => {}
             Err(Halt::End(_)) => break,
-            Err(Halt::Error(e)) => return (ExampleOutcome::Error(e), vm.rulings_read),
+            Err(Halt::Error(e)) => {
+                error = Some(e);
+                break;
+            }
         }
     }
-    let mut failed = Vec::new();
-    for (i, &f) in ex.expects.iter().enumerate() {
-        match vm.call(f, &[]) {
-            Ok(Value::Bool(true)) => {}
-            Ok(_) => failed.push(i),
-            Err(Halt::Error(e)) => return (ExampleOutcome::Error(e), vm.rulings_read),
-            Err(Halt::End(_)) => failed.push(i),
+    // The expectations are evaluations: not in the log.
+    vm.log.set_enabled(false);
+    if error.is_none() {
+        for (i, &f) in ex.expects.iter().enumerate() {
+            match vm.call(f, &[]) {
+                Ok(Value::Bool(true)) => {}
+                Ok(_) => failed.push(i),
+                Err(Halt::Error(e)) => {
+                    error = Some(e);
+                    break;
+                }
+                Err(Halt::End(_)) => failed.push(i),
+            }
         }
     }
-    let outcome = if failed.is_empty() { ExampleOutcome::Passed } else { ExampleOutcome::Failed(failed) };
-    (outcome, vm.rulings_read)
+    let outcome = match error {
+        Some(e) => ExampleOutcome::Error(e),
+        None if failed.is_empty() => ExampleOutcome::Passed,
+        None => ExampleOutcome::Failed(failed),
+    };
+    let log = vm.log.text();
+    (outcome, vm.rulings_read, vm.dice_record.take(), log)
 }

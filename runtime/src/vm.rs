@@ -83,6 +83,10 @@ pub struct Vm<'p> {
     pub stats: Stats,
     /// Scripted dice for examples: consumed before the seeded dice.
     pub(crate) forced_dice: std::collections::VecDeque<i64>,
+    /// Enumerating an example's dice (`game::enumerate_example`): every roll is
+    /// recorded, and a roll past the forced ones reads its lowest face instead of the
+    /// generator's.
+    pub(crate) dice_record: Option<Vec<crate::dice::RolledDie>>,
     /// Paragraph of the instruction being executed (for events).
     pub(crate) cur_para: u16,
     /// Units on the map per hex, in unit order (derived from `state`).
@@ -192,6 +196,7 @@ impl<'p> Vm<'p> {
             board: Board::new(&prog.map),
             stats: Stats::default(),
             forced_dice: Default::default(),
+            dice_record: None,
             cur_para: 0,
             occ: Vec::new(),
             version: 0,

@@ -529,7 +529,10 @@ fn torgau_zoc_option_plays() {
         let off = play(plain, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
         assert!(off.result.is_ok(), "seed {seed}: {:?}", off.result);
         assert!(
-            !off.log.lines.iter().any(|l| l.contains("zone of control") || l.contains(r#""interrupt":"zoc""#)),
+            !off.log
+                .lines
+                .iter()
+                .any(|l| l.contains("zone of control") || l.contains(r#""interrupt":"zoc""#)),
             "seed {seed}: option off"
         );
     }

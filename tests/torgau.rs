@@ -2,7 +2,8 @@
 //! examples, the historical battle played to a Rule 6 / Rule 22 result with random and
 //! heuristic agents (with melee, charges and march order), the same seed giving the same
 //! log, arrival points as Rule 19 allows them, the Prussian written plans hidden from the
-//! Austrian agent, and the optional back-to-back line (Rule 23) played when switched on.
+//! Austrian agent, and the optional back-to-back line (Rule 23) and cavalry zone of control
+//! (Rule 24) played when switched on.
 
 use kriegsspiel_compiler::{compile, compile_with, load, Compilation};
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
@@ -60,12 +61,12 @@ fn torgau_checks_clean_with_honest_counts() {
         r.waived.iter().map(|w| w.0.as_str()).collect::<Vec<_>>(),
         ["Rule 1", "Rule 2", "Rule 3", "Rule 4"]
     );
-    // The cavalry zone of control (optional) is missing, with its reason in NOTES.md;
-    // nothing else is. Rule 8 (facing), Rule 9 (formations), Rule 12 (melee), Rule 14
-    // (march order), Rule 15 (dragoons), Rule 16 (lancers) and Rule 23 (optional) are in.
-    assert_eq!(r.missing, ["Rule 24"]);
-    assert_eq!(r.encoded.len(), 19);
-    for p in ["Rule 8", "Rule 9", "Rule 12", "Rule 14", "Rule 15", "Rule 16", "Rule 23"] {
+    // Nothing is missing: Rule 8 (facing), Rule 9 (formations), Rule 12 (melee), Rule 14
+    // (march order), Rule 15 (dragoons), Rule 16 (lancers), Rule 23 and Rule 24 (both
+    // optional) are in.
+    assert!(r.missing.is_empty(), "{:?}", r.missing);
+    assert_eq!(r.encoded.len(), 20);
+    for p in ["Rule 8", "Rule 9", "Rule 12", "Rule 14", "Rule 15", "Rule 16", "Rule 23", "Rule 24"] {
         assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
     }
     for p in ["Rule 6", "Rule 19", "Rule 20", "Rule 21", "Rule 22", "Rule 13", "Rule 17", "Rule 18"] {
@@ -239,7 +240,7 @@ fn torgau_text_coverage_matches_the_contents() {
     let r = kriegsspiel_text::coverage(&text, None, &encoded).expect("coverage");
     assert_eq!(r.style, "rule-lettered");
     assert_eq!(r.total, 24);
-    assert_eq!((r.encoded.len(), r.waived.len(), r.neither.len()), (19, 4, 1));
+    assert_eq!((r.encoded.len(), r.waived.len(), r.neither.len()), (20, 4, 0));
     assert!(r.absent.is_empty() && r.unparsed.is_empty(), "{:?} {:?}", r.absent, r.unparsed);
     assert!(r.title_mismatches.is_empty(), "{:?}", r.title_mismatches);
     assert!(!r.has_errors());
@@ -483,4 +484,56 @@ fn torgau_back_to_back_option_plays() {
         );
     }
     assert!(formed > 0, "back-to-back lines are formed");
+}
+
+#[test]
+fn torgau_zoc_option_plays() {
+    // Rule 24 (optional): switched on, the battle plays to a result under both readings of
+    // ruling zoc_run_up (finding 21), cavalry charges units stepping into its zone and the
+    // melee is fought at once (in the Movement Phase); switched off, the game is the one
+    // the rulebook plays without the option: no zone of control.
+    let sources = load(&dir()).expect("loads");
+    let c = compile_with(&sources, &["zoc_charge".to_string()]);
+    assert!(!c.has_errors(), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+    let prog = c.program.as_ref().expect("compiles");
+    let plain = compiled();
+    let plain = plain.program.as_ref().expect("compiles");
+    for seed in [5, 6] {
+        for reading in ["adjacent", "run_up"] {
+            let mut o = options(seed, AgentKind::Heuristic, AgentKind::Heuristic);
+            o.options.insert("zoc_charge".into());
+            o.rulings.insert("zoc_run_up".into(), reading.into());
+            let out = play(prog, &o).expect("plays");
+            assert!(out.result.is_ok(), "seed {seed} {reading}: {:?}", out.result);
+            let charges: Vec<usize> = out
+                .log
+                .lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.contains("charges from its zone of control"))
+                .map(|(i, _)| i)
+                .collect();
+            assert!(!charges.is_empty(), "seed {seed} {reading}: no charge from a zone of control");
+            // Each charge is followed by its melee, in the same Movement Phase.
+            for &i in &charges {
+                let phase = json(&out.log.lines[i])["phase"].clone();
+                assert_eq!(phase, "Movement", "seed {seed} {reading}");
+                let melee = out.log.lines[i + 1..]
+                    .iter()
+                    .map(|l| json(l))
+                    .find(|e| e["message"].as_str().is_some_and(|m| m.starts_with("melee in ")))
+                    .expect("a melee follows");
+                assert_eq!(melee["phase"], "Movement", "seed {seed} {reading}: fought at once");
+            }
+        }
+        let off = play(plain, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+        assert!(off.result.is_ok(), "seed {seed}: {:?}", off.result);
+        assert!(
+            !off.log
+                .lines
+                .iter()
+                .any(|l| l.contains("zone of control") || l.contains(r#""interrupt":"zoc""#)),
+            "seed {seed}: option off"
+        );
+    }
 }

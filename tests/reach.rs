@@ -520,3 +520,82 @@ fn the_owner_chooses_the_retreat_among_the_legal_ones() {
     let r = lines.iter().find(|l| l.contains(r#""type":"retreat""#)).expect("retreat");
     assert!(!r.contains(r#""path":["0302"]"#), "{r}");
 }
+
+// ------------------------------------------------------------------ the operational game of our own
+
+const RIVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/rulebooks/river-road");
+
+fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kriegsspiel")).args(args).output().expect("runs")
+}
+
+#[test]
+fn the_river_road_checks_clean_in_the_canonical_layout() {
+    let out = cli(&["check", RIVER]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("0 error(s), 0 warning(s)"), "{text}");
+    assert!(text.contains("examples: 6 run, 6 passed"), "{text}");
+    assert!(text.contains("0 missing"), "{text}");
+    let fmt = cli(&["fmt", "--check", RIVER]);
+    assert!(fmt.status.success(), "{}", String::from_utf8_lossy(&fmt.stderr));
+}
+
+#[test]
+fn the_river_road_plays_dozens_of_seeds_in_each_sides_view() {
+    use kriegsspiel_runtime::view::side_view;
+    let prog = {
+        let mut sources = kriegsspiel_dsl::SourceMap::new();
+        let mut paths: Vec<_> = std::fs::read_dir(RIVER).expect("dir").flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths.iter().filter(|p| p.extension().map(|x| x == "ks").unwrap_or(false)) {
+            sources.add(p.display().to_string(), std::fs::read_to_string(p).expect("read"));
+        }
+        kriegsspiel_compiler::compile(&sources).program.expect("compiles")
+    };
+    let (mut modes, mut retreats, mut held, mut arrived) = (BTreeMap::<String, usize>::new(), 0, 0, 0);
+    for seed in 1..=40 {
+        let out = play(
+            &prog,
+            &GameOptions {
+                scenario: "1".into(),
+                seed,
+                agents: [
+                    ("Blue".to_string(), AgentKind::Heuristic),
+                    ("Red".to_string(), AgentKind::Heuristic),
+                ]
+                .into(),
+                ..GameOptions::default()
+            },
+        )
+        .expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let full = out.log.text();
+        for line in &out.log.lines {
+            let v: serde_json::Value = serde_json::from_str(line).expect("json");
+            match (v["type"].as_str(), v["what"].as_str()) {
+                (Some("decision"), Some("movement mode" | "arrival's movement mode")) => {
+                    *modes.entry(v["choice"].as_str().unwrap_or_default().to_string()).or_default() += 1
+                }
+                (Some("decision"), Some("where to retreat")) => retreats += 1,
+                (Some("decision"), Some("where the arrival moves")) => arrived += 1,
+                _ => {}
+            }
+            if v["type"] == "track" && v["track"] == "held" {
+                held += 1;
+            }
+        }
+        for side in ["Blue", "Red"] {
+            let view = side_view(&prog, &full, side).expect("a side");
+            assert_eq!(view.lines().count(), out.log.lines.len(), "seed {seed}");
+            assert!(view.lines().next().is_some_and(|l| l.contains(&format!(r#""view":"{side}""#))));
+            assert!(view.lines().last().is_some_and(|l| l.contains(r#""type":"end""#)), "seed {seed}");
+        }
+    }
+    // Both modes are chosen, owners choose retreats, reinforcements march on and are held.
+    assert!(
+        modes.get("normal").is_some_and(|&n| n > 0) && modes.get("road").is_some_and(|&n| n > 0),
+        "{modes:?}"
+    );
+    assert!(retreats > 0 && arrived > 0 && held > 0, "{retreats} {arrived} {held}");
+}

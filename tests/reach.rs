@@ -292,3 +292,310 @@ fn an_enemy_on_the_entry_hex_holds_the_reinforcement_back() {
     );
     assert!(compile_src(&early).diagnostics.iter().any(|d| d.code == "E0599"));
 }
+
+fn play_with(c: &Compilation, scenario: &str, seed: u64, agents: BTreeMap<String, AgentKind>) -> Vec<String> {
+    let out = play(
+        c.program.as_ref().expect("compiles"),
+        &GameOptions { scenario: scenario.into(), seed, agents, ..GameOptions::default() },
+    )
+    .expect("plays");
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    out.log.lines.clone()
+}
+
+fn scripted_a(entries: &[&str]) -> BTreeMap<String, AgentKind> {
+    [
+        ("A".to_string(), AgentKind::Scripted(entries.iter().map(|e| serde_json::json!(e)).collect())),
+        ("B".to_string(), AgentKind::Heuristic),
+    ]
+    .into()
+}
+
+// ------------------------------------------------------------------ movement modes, a stop hook over the step
+
+// A 3 x 2 map: 0101 touches 0201 (across a stream) and 0102; a road runs 0102 - 0202 -
+// 0302 - 0301. Normal movement costs 1 a hex and halts after crossing a stream without a
+// road; road movement goes along the road only, at 1 a hexside, with twice the allowance.
+const MODES: &str = r#"
+rulebook "Modes" { numbering dotted; dice d6; }
+contents { §1.0 "Pieces" §2.0 "Movement" §2.1 "Road movement" §2.2 "Streams" §3.0 "Play" }
+§1.0 sides { A, B }
+§1.0 rating mp: 0..9
+§1.0 classes { foot }
+§1.0 unit Foot: foot steps 1
+§1.0 terrain Plain { cost: 1 }
+§2.1 hexside Road { cost: 1 }
+§2.2 hexside Stream { cost: 0 }
+§1.0 map "field" { grid 3 x 2 even_down; default Plain;
+  hexside Road { path(0102 0202 0302 0301) }
+  hexside Stream { 0101|0201 }
+}
+§1.0 counters {
+  A "Alpha" Foot { mp: 3 }
+  A "Bravo" Foot { mp: 2 }
+  B "Xray" Foot { mp: 1 }
+}
+§2.0 fn allow(u: Unit) -> Int = u.mp;
+§2.0 fn step_cost(u: Unit, a: Hex, b: Hex) -> Int = if occupied_by(b, other(u.side)) then -1 else b.terrain.cost;
+§2.2 fn halts(u: Unit, a: Hex, b: Hex) -> Bool = crosses(a, b, Stream) and not crosses(a, b, Road);
+§2.0 movement { allowance: allow; cost: step_cost; stop: halts; }
+§2.1 fn road_allow(u: Unit) -> Int = u.mp * 2;
+§2.1 fn road_cost(u: Unit, a: Hex, b: Hex) -> Int =
+  if crosses(a, b, Road) and not occupied_by(b, other(u.side)) then 1 else -1;
+§2.1 movement road { allowance: road_allow; cost: road_cost; }
+§3.0 procedure march(s: Side) {
+  for u in units(s) {
+    let m = choose m in [normal, road] by s prefer len(reachable_by(u, m)) "movement mode";
+    let dest = choose h in reachable_by(u, m) by s prefer distance(h, @0101) "where to march";
+    move u to dest;
+  }
+}
+§3.0 sequence {
+  turns scenario_turns() { for s in order() { phase Move(s) { call march(s); } } }
+  draw "the scenario ends";
+}
+§3.0 scenario "s" "s" { turns 1; order A, B; setup A { "Bravo" at 0102; } setup B { "Xray" at 0101; } }
+§2.2 example "across the stream the move halts; round by land it goes on" {
+  scenario "s";
+  place "Alpha" at 0101;
+  expect contains(reachable(unit("Alpha")), @0201) and contains(reachable(unit("Alpha")), @0301)
+    and len(route(unit("Alpha"), @0301)) == 3 and first(route(unit("Alpha"), @0301)) == @0102
+    and len(route(unit("Alpha"), @0201)) == 2;
+}
+§2.2 example "with two points, the stream's halt keeps 0301 out of reach" {
+  scenario "s";
+  place "Bravo" at 0101;
+  place "Xray" at 0302;
+  expect contains(reachable(unit("Bravo")), @0201) and not contains(reachable(unit("Bravo")), @0301);
+}
+§2.2 example "with the land route blocked, the unit stops on the far bank" {
+  scenario "s";
+  place "Alpha" at 0101;
+  place "Xray" at 0102;
+  expect len(reachable(unit("Alpha"))) == 2 and contains(reachable(unit("Alpha")), @0201);
+}
+§2.1 example "by road, only along the road, twice as far" {
+  scenario "s";
+  place "Bravo" at 0102;
+  place "Xray" at 0101;
+  expect len(reachable_by(unit("Bravo"), road)) == 4
+    and not contains(reachable_by(unit("Bravo"), road), @0201)
+    and contains(reachable_by(unit("Bravo"), road), @0301)
+    and len(route_by(unit("Bravo"), @0301, road)) == 3
+    and len(reachable_from_by(unit("Bravo"), @0302, road)) == 4
+    and len(reachable_by(unit("Bravo"), normal)) == len(reachable(unit("Bravo")))
+    and len(reachable(unit("Bravo"))) == 5;
+}
+"#;
+
+#[test]
+fn movement_modes_and_a_stop_hook_over_the_step() {
+    let c = compile_src(MODES);
+    assert!(!c.has_errors());
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (4, 4));
+    // Read as a stop on the hex entered (the stream's far bank always halts), the first
+    // example fails: 0301 is reached only through 0201 entered by land.
+    let by_hex = MODES.replace(
+        "§2.2 fn halts(u: Unit, a: Hex, b: Hex) -> Bool = crosses(a, b, Stream) and not crosses(a, b, Road);",
+        "§2.2 fn halts(u: Unit, b: Hex) -> Bool = b == @0201;",
+    );
+    let c = compile_src(&by_hex);
+    assert!(!c.has_errors());
+    assert!(c.report.examples_passed < c.report.examples_run);
+}
+
+#[test]
+fn the_mover_chooses_the_mode_and_the_search_uses_its_hooks() {
+    let c = compile_src(MODES);
+    // The heuristic picks the mode reaching more hexes (normal: 5, road: 4).
+    let lines = lines_of(&c, "s", 1);
+    let mode = lines.iter().find(|l| l.contains(r#""what":"movement mode""#) && l.contains(r#""by":"A""#));
+    let mode = mode.expect("the mode is a logged decision");
+    assert!(mode.contains(r#""choice":"normal""#) && mode.contains(r#""options":2"#), "{mode}");
+    // A scripted player takes the road: the destinations offered are the road's.
+    let lines = play_with(&c, "s", 1, scripted_a(&["road", "0301"]));
+    let mode = lines.iter().find(|l| l.contains(r#""what":"movement mode""#)).expect("mode");
+    assert!(mode.contains(r#""choice":"road""#), "{mode}");
+    let dest = lines.iter().find(|l| l.contains(r#""what":"where to march""#)).expect("destination");
+    assert!(dest.contains(r#""options":4"#) && dest.contains(r#""choice":"0301""#), "{dest}");
+    assert!(lines
+        .iter()
+        .any(|l| l.contains(r#""type":"move""#) && l.contains("Bravo") && l.contains(r#""to":"0301""#)));
+    // Off the road is not a choice by road: the script's 0201 is refused.
+    let lines = play_with(&c, "s", 1, scripted_a(&["road", "0201"]));
+    assert!(!lines.iter().any(|l| l.contains(r#""type":"move""#) && l.contains(r#""to":"0201""#)));
+}
+
+#[test]
+fn mode_errors_have_codes() {
+    // A mode argument where no mode is declared; a wrong stop signature; two unnamed blocks.
+    let none = MODES.replace("§2.1 movement road { allowance: road_allow; cost: road_cost; }", "");
+    let c = compile_src(&none);
+    assert!(c.diagnostics.iter().any(|d| d.code == "E0306" && d.message.contains("no movement modes")));
+    let wrong = MODES
+        .replace("fn halts(u: Unit, a: Hex, b: Hex) -> Bool", "fn halts(u: Unit, a: Hex, b: Hex) -> Int");
+    let wrong = wrong.replace("crosses(a, b, Stream) and not crosses(a, b, Road);", "1;");
+    assert!(compile_src(&wrong)
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "E0601" && d.message.contains("Unit, Hex, Hex")));
+    let twice = MODES.replace(
+        "§2.1 movement road { allowance: road_allow;",
+        "§2.1 movement { allowance: road_allow; }\n§2.1 movement road { allowance: road_allow;",
+    );
+    let c = compile_src(&twice);
+    let d = c.diagnostics.iter().find(|d| d.code == "E0601" && d.message.contains("second unnamed"));
+    assert!(d.is_some_and(|d| d.paragraphs.iter().any(|p| p == "2.1")));
+    // A value named like a mode is a clash (E0101).
+    let clash = MODES.replace("§1.0 classes { foot }", "§1.0 classes { foot }\n§1.0 results Kind { road }");
+    assert!(compile_src(&clash).diagnostics.iter().any(|d| d.code == "E0101"));
+}
+
+// ------------------------------------------------------------------ the owner chooses the retreat path
+
+// Alpha at 0201 beside Xray at 0301 retreats one hex: 0101, 0102, 0202 and 0302 are legal
+// ends (not Xray's hex); the fixed priorities prefer the farthest from the enemy, and of
+// 0101, 0102 and 0202 (two hexes from Xray) the first path found, south before south-west.
+const FALLBACK: &str = r#"
+rulebook "Fall back" { numbering dotted; dice d6; }
+contents { §1.0 "Pieces" §2.0 "Retreat" }
+§1.0 sides { A, B }
+§1.0 rating mp: 0..9
+§1.0 classes { foot }
+§1.0 unit Foot: foot steps 1
+§1.0 terrain Plain { cost: 1 }
+§1.0 map "field" { grid 3 x 2 even_down; default Plain; }
+§1.0 counters {
+  A "Alpha" Foot { mp: 3 }
+  B "Xray" Foot { mp: 1 }
+}
+§2.0 fn may_retreat(u: Unit, a: Hex, b: Hex) -> Bool = not occupied_by(b, other(u.side));
+§2.0 fn far(u: Unit, h: Hex) -> Int = enemy_distance(h, u.side);
+§2.0 retreat { enter: may_retreat; prefer: [end far]; }
+§2.0 track failed: 0..9
+§2.0 procedure fall_back(u: Unit) {
+  let h = choose h in retreat_ends(u, 1) by u.side prefer far(u, h) "where to retreat";
+  retreat u by 1 to h;
+}
+§2.0 procedure fall_back_fixed(u: Unit) { retreat u by 1; }
+§2.0 procedure try_to(u: Unit, h: Hex) { if not try_retreat_to(u, 1, h) { adjust failed by 1; } }
+§2.0 sequence { turns scenario_turns() { call fall_back(unit("Alpha")); } draw "the scenario ends"; }
+§2.0 scenario "s" "s" { turns 1; order A, B; setup A { "Alpha" at 0201; } setup B { "Xray" at 0301; } }
+§2.0 example "the legal ends of a one-hex retreat" {
+  scenario "s";
+  place "Alpha" at 0201;
+  place "Xray" at 0301;
+  expect len(retreat_ends(unit("Alpha"), 1)) == 4 and not contains(retreat_ends(unit("Alpha"), 1), @0301)
+    and first(retreat_ends(unit("Alpha"), 1)) == @0101;
+}
+§2.0 example "the fixed priorities stay the default" {
+  scenario "s";
+  place "Alpha" at 0201;
+  place "Xray" at 0301;
+  run fall_back_fixed(unit("Alpha"));
+  expect unit("Alpha").hex == @0202;
+}
+§2.0 example "a chosen end that no legal retreat reaches is refused" {
+  scenario "s";
+  place "Alpha" at 0201;
+  place "Xray" at 0301;
+  run try_to(unit("Alpha"), @0301);
+  expect failed == 1 and unit("Alpha").hex == @0201;
+}
+"#;
+
+#[test]
+fn the_owner_chooses_the_retreat_among_the_legal_ones() {
+    let c = compile_src(FALLBACK);
+    assert!(!c.has_errors());
+    assert_eq!((c.report.examples_run, c.report.examples_passed), (3, 3));
+    // The choice is a logged decision among the four ends; a scripted player answers it.
+    let lines = play_with(&c, "s", 1, scripted_a(&["0302"]));
+    let d = lines.iter().find(|l| l.contains(r#""what":"where to retreat""#)).expect("decision");
+    assert!(d.contains(r#""options":4"#) && d.contains(r#""choice":"0302""#), "{d}");
+    let r = lines.iter().find(|l| l.contains(r#""type":"retreat""#)).expect("retreat");
+    assert!(r.contains(r#""path":["0302"]"#), "{r}");
+    // The heuristic player takes one of the ends farthest from Xray.
+    let lines = lines_of(&c, "s", 1);
+    let r = lines.iter().find(|l| l.contains(r#""type":"retreat""#)).expect("retreat");
+    assert!(!r.contains(r#""path":["0302"]"#), "{r}");
+}
+
+// ------------------------------------------------------------------ the operational game of our own
+
+const RIVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/rulebooks/river-road");
+
+fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kriegsspiel")).args(args).output().expect("runs")
+}
+
+#[test]
+fn the_river_road_checks_clean_in_the_canonical_layout() {
+    let out = cli(&["check", RIVER]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("0 error(s), 0 warning(s)"), "{text}");
+    assert!(text.contains("examples: 6 run, 6 passed"), "{text}");
+    assert!(text.contains("0 missing"), "{text}");
+    let fmt = cli(&["fmt", "--check", RIVER]);
+    assert!(fmt.status.success(), "{}", String::from_utf8_lossy(&fmt.stderr));
+}
+
+#[test]
+fn the_river_road_plays_dozens_of_seeds_in_each_sides_view() {
+    use kriegsspiel_runtime::view::side_view;
+    let prog = {
+        let mut sources = kriegsspiel_dsl::SourceMap::new();
+        let mut paths: Vec<_> = std::fs::read_dir(RIVER).expect("dir").flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths.iter().filter(|p| p.extension().map(|x| x == "ks").unwrap_or(false)) {
+            sources.add(p.display().to_string(), std::fs::read_to_string(p).expect("read"));
+        }
+        kriegsspiel_compiler::compile(&sources).program.expect("compiles")
+    };
+    let (mut modes, mut retreats, mut held, mut arrived) = (BTreeMap::<String, usize>::new(), 0, 0, 0);
+    for seed in 1..=40 {
+        let out = play(
+            &prog,
+            &GameOptions {
+                scenario: "1".into(),
+                seed,
+                agents: [
+                    ("Blue".to_string(), AgentKind::Heuristic),
+                    ("Red".to_string(), AgentKind::Heuristic),
+                ]
+                .into(),
+                ..GameOptions::default()
+            },
+        )
+        .expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let full = out.log.text();
+        for line in &out.log.lines {
+            let v: serde_json::Value = serde_json::from_str(line).expect("json");
+            match (v["type"].as_str(), v["what"].as_str()) {
+                (Some("decision"), Some("movement mode" | "arrival's movement mode")) => {
+                    *modes.entry(v["choice"].as_str().unwrap_or_default().to_string()).or_default() += 1
+                }
+                (Some("decision"), Some("where to retreat")) => retreats += 1,
+                (Some("decision"), Some("where the arrival moves")) => arrived += 1,
+                _ => {}
+            }
+            if v["type"] == "track" && v["track"] == "held" {
+                held += 1;
+            }
+        }
+        for side in ["Blue", "Red"] {
+            let view = side_view(&prog, &full, side).expect("a side");
+            assert_eq!(view.lines().count(), out.log.lines.len(), "seed {seed}");
+            assert!(view.lines().next().is_some_and(|l| l.contains(&format!(r#""view":"{side}""#))));
+            assert!(view.lines().last().is_some_and(|l| l.contains(r#""type":"end""#)), "seed {seed}");
+        }
+    }
+    // Both modes are chosen, owners choose retreats, reinforcements march on and are held.
+    assert!(
+        modes.get("normal").is_some_and(|&n| n > 0) && modes.get("road").is_some_and(|&n| n > 0),
+        "{modes:?}"
+    );
+    assert!(retreats > 0 && arrived > 0 && held > 0, "{retreats} {arrived} {held}");
+}

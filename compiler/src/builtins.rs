@@ -38,6 +38,8 @@ pub enum P {
     SideStepFn,
     /// A formation (a code of the `Formation` group of `formations` declarations).
     Formation,
+    /// A movement mode (a code of the `Mode` group of named `movement` blocks).
+    Mode,
 }
 
 pub struct BSig {
@@ -158,6 +160,30 @@ pub fn signatures() -> Vec<BSig> {
             "hexes the unit can reach by the movement hooks",
         ),
         s(
+            "reachable_by",
+            Builtin::ReachableBy,
+            vec![T(Ty::Unit), Mode],
+            Ty::list(Ty::Hex),
+            false,
+            "hexes the unit can reach by the hooks of the movement mode",
+        ),
+        s(
+            "reachable_from_by",
+            Builtin::ReachableFromBy,
+            vec![T(Ty::Unit), T(Ty::Hex), Mode],
+            Ty::list(Ty::Hex),
+            false,
+            "hexes the unit could reach by the hooks of the movement mode starting from the hex",
+        ),
+        s(
+            "route_by",
+            Builtin::RouteBy,
+            vec![T(Ty::Unit), T(Ty::Hex), Mode],
+            Ty::list(Ty::Hex),
+            false,
+            "the hexes a move to the hex by the movement mode enters, in order",
+        ),
+        s(
             "reachable_from",
             Builtin::ReachableFrom,
             vec![T(Ty::Unit), T(Ty::Hex)],
@@ -235,6 +261,22 @@ pub fn signatures() -> Vec<BSig> {
             Ty::Bool,
             true,
             "retreat by the retreat hooks; false if impossible",
+        ),
+        s(
+            "try_retreat_to",
+            Builtin::RetreatTo,
+            vec![T(Ty::Unit), T(Ty::Int), T(Ty::Hex)],
+            Ty::Bool,
+            true,
+            "retreat by the retreat hooks along a legal path ending in the hex; false if none",
+        ),
+        s(
+            "retreat_ends",
+            Builtin::RetreatEnds,
+            vec![T(Ty::Unit), T(Ty::Int)],
+            Ty::list(Ty::Hex),
+            false,
+            "the hexes where a legal retreat of that many hexes ends, in map order",
         ),
         s("at_edge", Builtin::AtEdge, vec![T(Ty::Hex)], Ty::Bool, false, "hex on an edge units may leave by"),
         s(

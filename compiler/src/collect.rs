@@ -453,6 +453,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     }
     // Faces of unit types (formation names are values: before any body or signature).
     crate::facing::declare(decls, &mut env, diags);
+    // Movement modes (their names are values of the group `Mode`).
+    declare_modes(decls, &mut env, diags);
     // Terrain and hexside attribute schemas.
     let terr: Vec<(&Ident, &[Attr], String)> = decls
         .iter()
@@ -981,8 +983,9 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     }
                 }
             }
-            DeclKind::Movement(hooks) | DeclKind::Retreat(hooks) => {
-                let is_move = matches!(d.kind, DeclKind::Movement(_));
+            DeclKind::Movement(hooks) | DeclKind::MovementMode(_, hooks) | DeclKind::Retreat(hooks) => {
+                let is_move = !matches!(d.kind, DeclKind::Retreat(_));
+                let mut mode = MoveMode::default();
                 for h in hooks {
                     let single = |v: &HookValue| match v {
                         HookValue::Fn(f) => Some(f.clone()),
@@ -991,24 +994,32 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     match (is_move, h.name.name.as_str()) {
                         (true, "allowance") => {
                             if let Some(f) = single(&h.value) {
-                                prog.hooks.move_allowance = hook(&mut cx, &f, &[Ty::Unit], Ty::Int, &para);
+                                mode.allowance = hook(&mut cx, &f, &[Ty::Unit], Ty::Int, &para);
                             }
                         }
                         (true, "cost") => {
                             if let Some(f) = single(&h.value) {
-                                prog.hooks.move_cost =
-                                    hook(&mut cx, &f, &[Ty::Unit, Ty::Hex, Ty::Hex], Ty::Int, &para);
+                                mode.cost = hook(&mut cx, &f, &[Ty::Unit, Ty::Hex, Ty::Hex], Ty::Int, &para);
                             }
                         }
                         (true, "minimum") => {
                             if let Some(f) = single(&h.value) {
-                                prog.hooks.move_minimum = hook(&mut cx, &f, &[], Ty::Int, &para);
+                                mode.minimum = hook(&mut cx, &f, &[], Ty::Int, &para);
                             }
                         }
                         (true, "stop") => {
                             if let Some(f) = single(&h.value) {
-                                prog.hooks.move_stop =
-                                    hook(&mut cx, &f, &[Ty::Unit, Ty::Hex], Ty::Bool, &para);
+                                // `fn(Unit, Hex) -> Bool` sees the hex entered; `fn(Unit, Hex,
+                                // Hex) -> Bool` the step (and so the hexside crossed).
+                                let crossing =
+                                    cx.env.callables.get(&f.name).is_some_and(|s| s.params.len() == 3);
+                                let want: &[Ty] = if crossing {
+                                    &[Ty::Unit, Ty::Hex, Ty::Hex]
+                                } else {
+                                    &[Ty::Unit, Ty::Hex]
+                                };
+                                mode.stop = hook(&mut cx, &f, want, Ty::Bool, &para);
+                                mode.stop_crossing = crossing && mode.stop.is_some();
                             }
                         }
                         (false, "enter") => {
@@ -1054,15 +1065,31 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     }
                 }
                 let p = cx.env.para(&para);
-                if is_move {
-                    prog.hooks.move_para = p;
-                } else {
-                    prog.hooks.retreat_para = p;
+                mode.para = p;
+                match &d.kind {
+                    DeclKind::Movement(_) => {
+                        mode.sym = cx.env.modes.first().map(|m| m.1).unwrap_or(0);
+                        set_default_mode(&mut prog, &mode);
+                        if cx.env.mode_group.is_some() {
+                            prog.hooks.move_modes.insert(0, mode);
+                        }
+                    }
+                    DeclKind::MovementMode(name, _) => {
+                        mode.sym = cx.env.modes.iter().find(|m| m.0 == name.name).map(|m| m.1).unwrap_or(0);
+                        // Without an unnamed block, the first named mode is the default.
+                        if cx.env.modes.first().is_some_and(|m| m.0 == name.name) {
+                            set_default_mode(&mut prog, &mode);
+                        }
+                        prog.hooks.move_modes.push(mode);
+                    }
+                    _ => prog.hooks.retreat_para = p,
                 }
             }
             _ => {}
         }
     }
+    // The default mode first, the others in declaration order.
+    prog.hooks.move_modes.sort_by_key(|m| cx.env.modes.iter().position(|x| x.1 == m.sym));
     prog.sequence = cx.env.callables.get("sequence").map(|s| s.id);
     if prog.sequence.is_none() && !book.decls.is_empty() {
         cx.diags.push(Diagnostic::warning(
@@ -1490,5 +1517,71 @@ fn expr_size(e: &Expr) -> usize {
                 + body.as_ref().map(|b| expr_size(b)).unwrap_or(0)
         }
         _ => 0,
+    }
+}
+
+/// The hooks of the default movement mode are the program's `move_*` hooks.
+fn set_default_mode(prog: &mut Program, m: &MoveMode) {
+    prog.hooks.move_allowance = m.allowance;
+    prog.hooks.move_cost = m.cost;
+    prog.hooks.move_stop = m.stop;
+    prog.hooks.move_stop_crossing = m.stop_crossing;
+    prog.hooks.move_minimum = m.minimum;
+    prog.hooks.move_para = m.para;
+}
+
+/// Named `movement` blocks are modes: their names (and `normal`, the unnamed block's)
+/// become codes of the results group `Mode`, the default first. A rulebook with only an
+/// unnamed block has no group and no new names.
+fn declare_modes(decls: &[Decl], env: &mut Env, diags: &mut Vec<Diagnostic>) {
+    let named: Vec<(&Ident, String)> = decls
+        .iter()
+        .filter_map(|d| match &d.kind {
+            DeclKind::MovementMode(n, _) => Some((n, first_para(d))),
+            _ => None,
+        })
+        .collect();
+    let Some((first, first_p)) = named.first() else { return };
+    let unnamed: Vec<&Decl> = decls.iter().filter(|d| matches!(d.kind, DeclKind::Movement(_))).collect();
+    if let Some(second) = unnamed.get(1) {
+        diags.push(
+            Diagnostic::error(
+                "E0601",
+                second.span,
+                "a second unnamed `movement` block: name the mode (`movement road { ... }`)",
+            )
+            .with_label(unnamed[0].span, "the mode `normal`")
+            .with_paragraph(first_para(second)),
+        );
+    }
+    if env.groups.iter().any(|x| x.0 == "Mode") {
+        diags.push(
+            Diagnostic::error(
+                "E0101",
+                first.span,
+                "`Mode` is the group of movement mode names: rename the results group",
+            )
+            .with_paragraph(first_p.clone()),
+        );
+        return;
+    }
+    let g = env.groups.len();
+    env.groups.push(("Mode".to_string(), Vec::new()));
+    env.mode_group = Some(g);
+    let mut names: Vec<(Ident, String)> = Vec::new();
+    if let Some(u) = unnamed.first() {
+        let span = u.span;
+        names.push((Ident { name: "normal".into(), span }, first_para(u)));
+    }
+    names.extend(named.iter().map(|(n, p)| ((*n).clone(), p.clone())));
+    for (n, p) in names {
+        if !env.declare("value", &n, diags, &p) {
+            continue;
+        }
+        let sym = env.symbols.len() as u16;
+        env.symbols.push((n.name.clone(), g));
+        env.globals.insert(n.name.clone(), Global::Code(sym, g));
+        env.groups[g].1.push(sym);
+        env.modes.push((n.name.clone(), sym));
     }
 }

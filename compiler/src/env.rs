@@ -89,6 +89,10 @@ pub struct Env {
     pub unit_faces: Vec<Option<crate::facing::TypeFaces>>,
     /// The results group of formation names, once a `formations` declaration made it.
     pub formation_group: Option<usize>,
+    /// The results group `Mode` of movement modes, when a named `movement` block made it;
+    /// each mode's name and code, the default (unnamed `normal`, else the first) first.
+    pub mode_group: Option<usize>,
+    pub modes: Vec<(String, u16)>,
     /// An area map's own attributes (`value`, `capital`...) and their types.
     pub area_attrs: Vec<(String, crate::types::Ty)>,
 }

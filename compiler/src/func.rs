@@ -1077,7 +1077,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.expect_ty(&d, &Ty::Int, by.span, "adjustment");
                 self.emit(Op::Adjust { track: ti as u16, side, by: d.reg });
             }
-            StmtKind::Retreat { unit, hexes } => {
+            StmtKind::Retreat { unit, hexes, to } => {
                 if !self.effect_allowed(span, "`retreat`") {
                     return;
                 }
@@ -1085,12 +1085,26 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.expect_ty(&u, &Ty::Unit, unit.span, "retreating unit");
                 let n = self.expr(hexes);
                 self.expect_ty(&n, &Ty::Int, hexes.span, "retreat length");
-                self.emit(Op::Builtin {
-                    b: Builtin::Retreat,
-                    dst: NO_REG,
-                    a: [u.reg, n.reg, NO_REG, NO_REG, NO_REG],
-                    argc: 2,
-                });
+                match to {
+                    None => {
+                        self.emit(Op::Builtin {
+                            b: Builtin::Retreat,
+                            dst: NO_REG,
+                            a: [u.reg, n.reg, NO_REG, NO_REG, NO_REG],
+                            argc: 2,
+                        });
+                    }
+                    Some(t) => {
+                        let h = self.expr(t);
+                        self.expect_ty(&h, &Ty::Hex, t.span, "the hex the retreat ends in");
+                        self.emit(Op::Builtin {
+                            b: Builtin::RetreatTo,
+                            dst: NO_REG,
+                            a: [u.reg, n.reg, h.reg, NO_REG, NO_REG],
+                            argc: 3,
+                        });
+                    }
+                }
             }
             StmtKind::Win { side, reason } => {
                 if !self.effect_allowed(span, "`win`") {
@@ -2350,6 +2364,18 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     }
                     (o.reg, None)
                 }
+                P::Mode => {
+                    let o = self.expr(a);
+                    match self.cx.env.mode_group {
+                        Some(g) => self.expect_ty(&o, &Ty::Code(g), a.span, &what),
+                        None => self.error(err(
+                            "E0306",
+                            a.span,
+                            format!("{what}: no movement modes are declared (`movement NAME {{ ... }}`)"),
+                        )),
+                    }
+                    (o.reg, None)
+                }
                 P::Elem => {
                     let o = self.expr(a);
                     self.expect_ty(&o, &list_elem.clone(), a.span, &what);
@@ -2466,7 +2492,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     None => (None, "fn", env.callables.keys().cloned().collect()),
                 }
             }
-            P::T(_) | P::AnyList | P::Elem | P::Any | P::Formation => return None,
+            P::T(_) | P::AnyList | P::Elem | P::Any | P::Formation | P::Mode => return None,
         };
         if found.is_some() {
             env.used.insert(n.to_string());

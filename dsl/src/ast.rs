@@ -204,6 +204,9 @@ pub enum DeclKind {
         body: Block,
     },
     Movement(Vec<Hook>),
+    /// `movement road { ... }`: a named movement mode, with hooks of its own (the unnamed
+    /// `movement` block is the mode `normal`).
+    MovementMode(Ident, Vec<Hook>),
     Retreat(Vec<Hook>),
     /// `line_of_sight { hex: f; hexside: g; }`: what blocks LOS.
     LineOfSight(Vec<Hook>),
@@ -773,6 +776,8 @@ pub enum StmtKind {
     Retreat {
         unit: Expr,
         hexes: Expr,
+        /// `retreat u by n to h;`: the retreat ends in this hex (the owner's choice).
+        to: Option<Expr>,
     },
     Win {
         side: Expr,

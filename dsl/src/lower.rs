@@ -436,7 +436,15 @@ impl Lowerer {
                 let body = self.block(k.next());
                 DeclKind::Procedure { name, params, ret, body }
             }
-            Rule::movement_decl => DeclKind::Movement(k.rest().map(|h| self.hook(h)).collect()),
+            Rule::movement_decl => {
+                let mut rest: Vec<P> = k.rest().collect();
+                if rest.first().map(|p| p.as_rule()) == Some(Rule::ident) {
+                    let name = self.ident(rest.remove(0));
+                    DeclKind::MovementMode(name, rest.into_iter().map(|h| self.hook(h)).collect())
+                } else {
+                    DeclKind::Movement(rest.into_iter().map(|h| self.hook(h)).collect())
+                }
+            }
             Rule::retreat_decl => DeclKind::Retreat(k.rest().map(|h| self.hook(h)).collect()),
             Rule::los_decl => DeclKind::LineOfSight(k.rest().map(|h| self.hook(h)).collect()),
             Rule::option_decl => {
@@ -1295,7 +1303,9 @@ impl Lowerer {
             }
             Rule::retreat_stmt => {
                 let unit = self.expr(k.next());
-                StmtKind::Retreat { unit, hexes: self.expr(k.next()) }
+                let hexes = self.expr(k.next());
+                let to = k.opt(Rule::retreat_to).map(|t| self.expr(Kids::of(t).next()));
+                StmtKind::Retreat { unit, hexes, to }
             }
             Rule::win_stmt => {
                 let side = self.expr(k.next());

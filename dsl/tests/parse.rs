@@ -898,7 +898,7 @@ fn adjust_and_retreat_statements() {
         k => panic!("{k:?}"),
     }
     match stmt("retreat u by 3;") {
-        StmtKind::Retreat { unit, hexes } => {
+        StmtKind::Retreat { unit, hexes, .. } => {
             assert_eq!((sx(&unit), sx(&hexes)), ("u".into(), "3".into()))
         }
         k => panic!("{k:?}"),

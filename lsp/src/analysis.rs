@@ -391,6 +391,7 @@ fn describe(
             named(name, "procedure")
         }
         DeclKind::Movement(_) => ("movement".into(), "movement", d.span),
+        DeclKind::MovementMode(name, _) => (format!("movement {}", name.name), "movement", d.span),
         DeclKind::Retreat(_) => ("retreat".into(), "retreat", d.span),
         DeclKind::LineOfSight(_) => ("line_of_sight".into(), "line_of_sight", d.span),
         DeclKind::Cup { name, ty } => {

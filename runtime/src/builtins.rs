@@ -105,10 +105,38 @@ impl<'p> Vm<'p> {
                 let u = unit(a(0))?;
                 self.reachable(u)?
             }
+            Builtin::ReachableBy => {
+                let u = unit(a(0))?;
+                let m = self.mode_index(a(1))?;
+                let reach = self.reach_all_by(u, Some(m))?;
+                let l = self.new_list();
+                self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
+                Value::List(l)
+            }
+            Builtin::ReachableFromBy => {
+                let u = unit(a(0))?;
+                let start = hex(a(1))?;
+                let m = self.mode_index(a(2))?;
+                let reach = self.reach_compute_from(u, start, Some(m))?;
+                let l = self.new_list();
+                self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
+                Value::List(l)
+            }
+            Builtin::RouteBy => {
+                let u = unit(a(0))?;
+                let dest = hex(a(1))?;
+                let m = self.mode_index(a(2))?;
+                let reach = self.reach_all_by(u, Some(m))?;
+                let l = self.new_list();
+                if let Some(path) = geo::path_to(&reach, Hex(dest)) {
+                    self.lists[l as usize].extend(path.iter().skip(1).map(|h| Value::Hex(h.0)));
+                }
+                Value::List(l)
+            }
             Builtin::ReachableFrom => {
                 let u = unit(a(0))?;
                 let start = hex(a(1))?;
-                let reach = self.reach_compute_from(u, start)?;
+                let reach = self.reach_compute_from(u, start, None)?;
                 let l = self.new_list();
                 self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
                 Value::List(l)
@@ -285,6 +313,20 @@ impl<'p> Vm<'p> {
                 let u = unit(a(0))?;
                 let n = as_int(a(1))?;
                 Value::Bool(self.retreat(u, n)?)
+            }
+            Builtin::RetreatTo => {
+                let u = unit(a(0))?;
+                let n = as_int(a(1))?;
+                let h = hex(a(2))?;
+                Value::Bool(self.retreat_to(u, n, Some(h))?)
+            }
+            Builtin::RetreatEnds => {
+                let u = unit(a(0))?;
+                let n = as_int(a(1))?;
+                let ends = self.retreat_ends(u, n)?;
+                let l = self.new_list();
+                self.lists[l as usize].extend(ends.into_iter().map(Value::Hex));
+                Value::List(l)
             }
             Builtin::AtEdge => {
                 let h = hex(a(0))?;
@@ -604,35 +646,80 @@ impl<'p> Vm<'p> {
 
     /// Every hex unit `u` can reach by the movement hooks, with routes.
     fn reach_all(&mut self, u: u16) -> Exec<Vec<geo::Reach>> {
-        if let Some((cu, cv, r)) = &self.reach_cache {
-            if *cu == u && *cv == self.version {
+        self.reach_all_by(u, None)
+    }
+
+    /// The index in `move_modes` of a mode's code (a `Mode` value).
+    fn mode_index(&self, v: Value) -> Exec<usize> {
+        match v {
+            Value::Sym(s) => self
+                .prog
+                .hooks
+                .move_modes
+                .iter()
+                .position(|m| m.sym == s)
+                .ok_or_else(|| RuntimeError::new("R0002", "not a movement mode").into()),
+            _ => Err(RuntimeError::new("R0002", "a movement mode was expected").into()),
+        }
+    }
+
+    /// The hooks of mode `mode` (an index of `move_modes`), or of the default mode.
+    fn mode_hooks(&self, mode: Option<usize>) -> ModeHooks {
+        let h = &self.prog.hooks;
+        match mode.and_then(|m| h.move_modes.get(m)) {
+            Some(m) => ModeHooks {
+                allowance: m.allowance,
+                cost: m.cost,
+                stop: m.stop,
+                stop_crossing: m.stop_crossing,
+                minimum: m.minimum,
+            },
+            None => ModeHooks {
+                allowance: h.move_allowance,
+                cost: h.move_cost,
+                stop: h.move_stop,
+                stop_crossing: h.move_stop_crossing,
+                minimum: h.move_minimum,
+            },
+        }
+    }
+
+    /// As [`reach_all`](Self::reach_all), by the hooks of a declared mode.
+    fn reach_all_by(&mut self, u: u16, mode: Option<usize>) -> Exec<Vec<geo::Reach>> {
+        let key = mode.map(|m| m.min(254) as u8 + 1).unwrap_or(0);
+        if let Some((cu, cm, cv, r)) = &self.reach_cache {
+            if *cu == u && *cm == key && *cv == self.version {
                 return Ok(r.clone());
             }
         }
         let version = self.version;
-        let r = self.reach_compute(u)?;
+        let r = self.reach_compute_from(u, self.state.units[u as usize].hex, mode)?;
         // Hooks are pure, so computing them did not change the state.
-        self.reach_cache = Some((u, version, r.clone()));
+        self.reach_cache = Some((u, key, version, r.clone()));
         Ok(r)
     }
 
-    fn reach_compute(&mut self, u: u16) -> Exec<Vec<geo::Reach>> {
-        self.reach_compute_from(u, self.state.units[u as usize].hex)
-    }
-
     /// The movement search of unit `u` started from hex `start` (its own hex for
-    /// `reachable`; any hex for `reachable_from`).
-    fn reach_compute_from(&mut self, u: u16, start: u32) -> Exec<Vec<geo::Reach>> {
-        let hooks = &self.prog.hooks;
-        let (Some(allow_f), Some(cost_f)) = (hooks.move_allowance, hooks.move_cost) else {
+    /// `reachable`; any hex for `reachable_from`), by the hooks of `mode` (the default
+    /// mode for `None`).
+    fn reach_compute_from(&mut self, u: u16, start: u32, mode: Option<usize>) -> Exec<Vec<geo::Reach>> {
+        let hooks = self.mode_hooks(mode);
+        let (Some(allow_f), Some(cost_f)) = (hooks.allowance, hooks.cost) else {
             return Err(RuntimeError::new("R0008", "the rulebook declares no movement hooks").into());
         };
-        let stop_f = hooks.move_stop;
+        let stop_f = hooks.stop;
         if start == OFF_MAP || start >= self.board.hex_count() {
             return Ok(Vec::new());
         }
         let allowance = as_int(self.call(allow_f, &[Value::Unit(u)])?)?.clamp(0, i32::MAX as i64) as i32;
-        let mut reach = self.reach_pass(u, start, allowance, cost_f, None)?;
+        let minimum = match hooks.minimum {
+            Some(f) => as_int(self.call(f, &[])?)?.clamp(0, i32::MAX as i64) as i32,
+            None => 0,
+        };
+        if let (Some(sf), true) = (stop_f, hooks.stop_crossing) {
+            return self.reach_halting(u, start, allowance, minimum, cost_f, sf);
+        }
+        let mut reach = self.reach_pass(u, start, allowance, minimum, cost_f, None)?;
         // Hexes where movement must stop are kept, but nothing is reached through them.
         if let Some(sf) = stop_f {
             let mut stops = vec![false; self.board.hex_count() as usize];
@@ -644,10 +731,20 @@ impl<'p> Vm<'p> {
                 }
             }
             if any {
-                reach = self.reach_pass(u, start, allowance, cost_f, Some(&stops))?;
+                reach = self.reach_pass(u, start, allowance, minimum, cost_f, Some(&stops))?;
             }
         }
         Ok(reach)
+    }
+
+    /// The cost memo serves the default mode's cost hook only (it keys answers by what
+    /// that hook reads).
+    fn memo_for(&mut self, cost_f: crate::program::FnId, u: u16) -> Option<(usize, u64)> {
+        if Some(cost_f) == self.prog.hooks.move_cost {
+            self.memo_prepare(cost_f, u)
+        } else {
+            None
+        }
     }
 
     fn reach_pass(
@@ -655,17 +752,113 @@ impl<'p> Vm<'p> {
         u: u16,
         start: u32,
         allowance: i32,
+        minimum: i32,
         cost_f: crate::program::FnId,
         stops: Option<&[bool]>,
     ) -> Exec<Vec<geo::Reach>> {
-        let minimum = match self.prog.hooks.move_minimum {
-            Some(f) => as_int(self.call(f, &[])?)?.clamp(0, i32::MAX as i64) as i32,
-            None => 0,
-        };
-        let memo = self.memo_prepare(cost_f, u);
+        let memo = self.memo_for(cost_f, u);
         self.hooked_search(start, allowance, minimum, stops, |vm, from, to, dir| {
             vm.memo_cost(memo, cost_f, u, from.0, to.0, dir)
         })
+    }
+
+    /// The movement search when the `stop` hook sees each step (`fn(Unit, Hex, Hex) ->
+    /// Bool`): a hex entered by a step that halts is reached but not left, while the same
+    /// hex entered by another step may be passed through. A least-cost search over (hex,
+    /// halted) states; each hex is reported by its cheaper state, except that a hex a
+    /// reported route passes through is reported by its state that may go on, so that
+    /// every route (`route`) is a legal move. Ties go to the lowest-indexed previous hex.
+    fn reach_halting(
+        &mut self,
+        u: u16,
+        start: u32,
+        allowance: i32,
+        minimum: i32,
+        cost_f: crate::program::FnId,
+        stop_f: crate::program::FnId,
+    ) -> Exec<Vec<geo::Reach>> {
+        use std::cmp::Reverse;
+        const NONE: u32 = u32::MAX;
+        let n = self.board.hex_count() as usize;
+        let memo = self.memo_for(cost_f, u);
+        let mut spent = vec![i32::MAX; 2 * n];
+        let mut prev = vec![NONE; 2 * n];
+        let mut done = vec![false; 2 * n];
+        let mut heap = std::collections::BinaryHeap::new();
+        spent[2 * start as usize] = 0;
+        heap.push(Reverse((0i32, 2 * start)));
+        while let Some(Reverse((d, st))) = heap.pop() {
+            let si = st as usize;
+            if done[si] || d != spent[si] {
+                continue;
+            }
+            done[si] = true;
+            if st & 1 == 1 || (minimum > 0 && d.saturating_add(minimum) > allowance) {
+                continue;
+            }
+            let h = st / 2;
+            for dir in 0..self.board.degree() {
+                let Some(nb) = self.board.neighbour(h, dir) else { continue };
+                let c = match self.memo_cost(memo, cost_f, u, h, nb, dir)? {
+                    Value::Int(c) if c >= 0 && c < minimum as i64 => {
+                        return Err(RuntimeError::new(
+                            "R0014",
+                            format!("a step cost {c}, below the movement minimum {minimum}"),
+                        )
+                        .into())
+                    }
+                    Value::Int(c) if c >= 0 => c.min(i32::MAX as i64) as i32,
+                    _ => continue,
+                };
+                let Some(nd) = d.checked_add(c).filter(|&nd| nd <= allowance) else { continue };
+                let halts = as_bool(self.call(stop_f, &[Value::Unit(u), Value::Hex(h), Value::Hex(nb)])?)?;
+                let ns = 2 * nb as usize + usize::from(halts);
+                if done[ns] {
+                    continue;
+                }
+                if nd < spent[ns] {
+                    spent[ns] = nd;
+                    prev[ns] = st;
+                    heap.push(Reverse((nd, ns as u32)));
+                } else if nd == spent[ns] {
+                    prev[ns] = prev[ns].min(st);
+                }
+            }
+        }
+        // Each hex by its cheaper state (the free one on a tie)...
+        let mut chosen: Vec<Option<usize>> = (0..n)
+            .map(|h| {
+                let (f, t) = (spent[2 * h], spent[2 * h + 1]);
+                if f == i32::MAX && t == i32::MAX {
+                    None
+                } else if f <= t {
+                    Some(2 * h)
+                } else {
+                    Some(2 * h + 1)
+                }
+            })
+            .collect();
+        // ...but by its free state where a reported route goes on from it.
+        for h in 0..n {
+            let Some(mut st) = chosen[h] else { continue };
+            while prev[st] != NONE {
+                let p = prev[st] as usize;
+                chosen[p / 2] = Some(p);
+                st = p;
+            }
+        }
+        Ok(chosen
+            .iter()
+            .enumerate()
+            .filter_map(|(h, c)| {
+                let st = (*c)?;
+                Some(geo::Reach {
+                    hex: Hex(h as u32),
+                    spent: spent[st],
+                    prev: (prev[st] != NONE).then(|| Hex(prev[st] / 2)),
+                })
+            })
+            .collect())
     }
 
     /// The sum of hexside attribute `attr` over the features of the hexside between
@@ -816,6 +1009,29 @@ impl<'p> Vm<'p> {
     /// Retreat unit `u` by `n` hexes by the rulebook's retreat hooks. Returns false when
     /// no legal retreat exists (the unit stays put; the rules decide what follows).
     fn retreat(&mut self, u: u16, n: i64) -> Exec<bool> {
+        self.retreat_to(u, n, None)
+    }
+
+    /// The hexes where a legal retreat of `n` (by the enter and end hooks) ends, in map
+    /// order: the places the owning player may choose among (retreats off the map are
+    /// not in it).
+    fn retreat_ends(&mut self, u: u16, n: i64) -> Exec<Vec<u32>> {
+        let at = self.cur_para;
+        let candidates = self.retreat_candidates(u, n)?;
+        self.cur_para = at;
+        let mut ends: Vec<u32> = candidates
+            .iter()
+            .filter(|(_, exit)| exit.is_none())
+            .filter_map(|(p, _)| p.last().copied())
+            .collect();
+        ends.sort_unstable();
+        ends.dedup();
+        Ok(ends)
+    }
+
+    /// A retreat of `n` by the hooks; with `end`, only among the legal paths that end in
+    /// that hex (the owner's choice), ranked by the `prefer` list as always.
+    fn retreat_to(&mut self, u: u16, n: i64, end: Option<u32>) -> Exec<bool> {
         let start = self.state.units[u as usize].hex;
         if start == OFF_MAP || n <= 0 {
             return Ok(start != OFF_MAP);
@@ -823,6 +1039,9 @@ impl<'p> Vm<'p> {
         // The hooks run nested calls that move `cur_para`: keep the statement's.
         let at = self.cur_para;
         let mut candidates = self.retreat_candidates(u, n)?;
+        if let Some(e) = end {
+            candidates.retain(|(p, exit)| exit.is_none() && p.last() == Some(&e));
+        }
         if candidates.is_empty() {
             return Ok(false);
         }
@@ -981,4 +1200,13 @@ pub(crate) fn range_label(lo: i64, hi: i64) -> String {
         (false, false) if lo == hi => format!("{lo}"),
         _ => format!("{lo}..{hi}"),
     }
+}
+
+/// The hooks of one movement mode, as the search reads them.
+struct ModeHooks {
+    allowance: Option<crate::program::FnId>,
+    cost: Option<crate::program::FnId>,
+    stop: Option<crate::program::FnId>,
+    stop_crossing: bool,
+    minimum: Option<crate::program::FnId>,
 }

@@ -219,6 +219,18 @@ pub enum Builtin {
     /// `entry_hex(unit) -> Hex`: the hex a reinforcement enters or arrives at
     /// ("nothing" for a unit without one).
     EntryHex,
+    /// `reachable_by(unit, mode) -> List<Hex>`: the movement search by a declared mode's
+    /// hooks (`movement road { ... }`).
+    ReachableBy,
+    /// `reachable_from_by(unit, hex, mode) -> List<Hex>`: the same, from a hex.
+    ReachableFromBy,
+    /// `route_by(unit, hex, mode) -> List<Hex>`: the hexes a move by the mode enters.
+    RouteBy,
+    /// `try_retreat_to(unit, n, hex) -> Bool` (and `retreat u by n to h;`): a retreat of
+    /// `n` among the legal paths ending in the hex, ranked by `prefer`; false if none.
+    RetreatTo,
+    /// `retreat_ends(unit, n) -> List<Hex>`: where a legal retreat of `n` ends, in map order.
+    RetreatEnds,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.

@@ -342,6 +342,14 @@ pub struct Hooks {
     /// below it is runtime error R0014).
     #[serde(default)]
     pub move_minimum: Option<FnId>,
+    /// The `stop` hook is `fn(Unit, Hex, Hex) -> Bool`: it sees the step made (the hex
+    /// left and the hex entered, so the hexside crossed), not only the hex entered.
+    #[serde(default)]
+    pub move_stop_crossing: bool,
+    /// Declared movement modes (`movement road { ... }`), the default first (its hooks
+    /// are also the `move_*` fields above); empty when only an unnamed block is declared.
+    #[serde(default)]
+    pub move_modes: Vec<MoveMode>,
     /// `fn(Unit, Hex, Hex) -> Bool`: may the retreating unit step between these hexes?
     pub retreat_enter: Option<FnId>,
     /// `fn(Unit, Hex) -> Bool`: may a retreat end in this hex (stacking)?
@@ -356,6 +364,19 @@ pub struct Hooks {
     pub move_para: ParaId,
     pub retreat_para: ParaId,
     pub zoc_para: ParaId,
+}
+
+/// One movement mode: its code (of the results group `Mode`) and its hooks, with the
+/// meanings of the `move_*` hooks of [`Hooks`].
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MoveMode {
+    pub sym: u16,
+    pub allowance: Option<FnId>,
+    pub cost: Option<FnId>,
+    pub stop: Option<FnId>,
+    pub stop_crossing: bool,
+    pub minimum: Option<FnId>,
+    pub para: ParaId,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -94,7 +94,7 @@ pub struct Vm<'p> {
     /// Bumped by every change of the game state (see `check_triggers`).
     pub(crate) version: u64,
     /// The last movement search: (unit, state version, result), reused by `route`.
-    pub(crate) reach_cache: Option<(u16, u64, Vec<kriegsspiel_geo::Reach>)>,
+    pub(crate) reach_cache: Option<(u16, u8, u64, Vec<kriegsspiel_geo::Reach>)>,
     /// Enemy-ZOC answers per side and hex for the current state version: 0 unknown,
     /// 1 no, 2 yes. The ZOC hook is pure, so answers hold until the state changes.
     pub(crate) ezoc_cache: (u64, Vec<Vec<u8>>),

@@ -547,6 +547,65 @@ fn e0301_terrain_attribute_not_int_or_bool() {
     c.error("E0301", ("case.ks", 1, 28), &["5.0"]);
 }
 
+/// `if` branches of different types: each branch is labelled with its type.
+#[test]
+fn e0301_if_branches_of_different_types_are_labelled() {
+    let c = case("§4.0 fn f(n: Int) -> Int = if n > 2 then n else true;\n");
+    let d = c.error("E0301", ("case.ks", 1, 28), &["4.0"]);
+    assert_eq!(d.message, "`if` branches differ: Int and Bool");
+    has_label(d, &c, "`then` branch: Int", ("case.ks", 1, 42));
+    has_label(d, &c, "`else` branch: Bool", ("case.ks", 1, 49));
+}
+
+/// A terrain compared with a number: the note names the terrain's Int attributes, in
+/// an ordering (`>`) and in an equality (`==`) alike.
+#[test]
+fn e0301_terrain_compared_with_a_number_suggests_its_fields() {
+    let c = case(
+        r#"§5.0 terrain Clear { cost: 1, defense: 0, road: false }
+§4.0 fn strong(h: Hex) -> Bool = h.terrain > 1;
+§4.0 fn same(h: Hex) -> Bool = h.terrain == 2;
+"#,
+    );
+    let errs = c.of(Severity::Error);
+    assert_eq!(errs.len(), 2, "{}", c.dump());
+    c.check(errs[0], "E0301", ("case.ks", 2, 34), &["4.0"]);
+    assert_eq!(errs[0].message, "arithmetic operand: expected Int, found Terrain");
+    c.check(errs[1], "E0301", ("case.ks", 3, 32), &["4.0"]);
+    for d in errs {
+        // `road` is a Bool attribute: not offered as a number.
+        has_note(
+            d,
+            "help: a terrain is not a number; compare one of its Int fields instead, e.g. `.cost` (it has `.cost`, `.defense`)",
+        );
+    }
+}
+
+/// A unit used as a number: the note names its ratings.
+#[test]
+fn e0301_unit_used_as_a_number_suggests_its_ratings() {
+    let c = case("§2.1 rating cs: 0..9 \"strength\"\n§4.0 fn f(u: Unit) -> Int = u * 2;\n");
+    let d = c.error("E0301", ("case.ks", 2, 29), &["4.0"]);
+    has_note(d, "help: a unit is not a number; compare one of its Int fields instead, e.g. `.cs` (it has `.cs`)");
+}
+
+/// A modifier set called without its base value: the note says the base is implicit.
+#[test]
+fn e0302_modifier_set_called_without_its_base() {
+    let c = case(
+        r#"§4.1 modifiers drm(n: Int) { +1 when n > 2; }
+§4.0 fn f(n: Int) -> Int = drm(n);
+"#,
+    );
+    let d = c.error("E0302", ("case.ks", 2, 28), &["4.0"]);
+    assert_eq!(d.message, "`drm` takes 2 argument(s), 1 given");
+    has_note(
+        d,
+        "a modifier set takes its 1 declared parameter(s) and then the base value it modifies, \
+         which its declaration leaves implicit: `drm(..., base)`",
+    );
+}
+
 #[test]
 fn e0302_arity_of_a_user_fn() {
     let c = case(

@@ -586,7 +586,10 @@ fn e0301_terrain_compared_with_a_number_suggests_its_fields() {
 fn e0301_unit_used_as_a_number_suggests_its_ratings() {
     let c = case("§2.1 rating cs: 0..9 \"strength\"\n§4.0 fn f(u: Unit) -> Int = u * 2;\n");
     let d = c.error("E0301", ("case.ks", 2, 29), &["4.0"]);
-    has_note(d, "help: a unit is not a number; compare one of its Int fields instead, e.g. `.cs` (it has `.cs`)");
+    has_note(
+        d,
+        "help: a unit is not a number; compare one of its Int fields instead, e.g. `.cs` (it has `.cs`)",
+    );
 }
 
 /// A modifier set called without its base value: the note says the base is implicit.
@@ -967,6 +970,51 @@ fn w0003_example_not_reproduced_names_its_paragraph() {
     ));
     let d = c.warning("W0003", ("case.ks", 7, 1), &["6.0"]);
     has_label(d, &c, "this expectation does not hold", ("case.ks", 9, 10));
+}
+
+/// W0003 on a comparison: the two sides are labelled with their values after the run
+/// (the actual beside the expected), and the trace lists what the rules did, each event
+/// with its paragraph: here the forced roll and the track change it caused.
+#[test]
+fn w0003_shows_the_actual_value_and_a_trace() {
+    let c = case(&format!(
+        "{SETUP}§6.0 scenario \"1\" \"One\" {{ order Blue, Red; }}
+§4.0 track hits: 0..9
+§4.1 procedure fire() {{ let d = roll 1d6; if d >= 5 {{ adjust hits by 2; }} else {{ adjust hits by 1; }} }}
+§6.0 example \"a five hits twice\" {{
+  scenario \"1\";
+  dice 4;
+  run fire();
+  expect hits == 2;
+  expect hits >= 1;
+}}
+"
+    ));
+    let d = c.warning("W0003", ("case.ks", 9, 1), &["6.0", "4.1"]);
+    has_label(d, &c, "this expectation does not hold", ("case.ks", 13, 10));
+    has_label(d, &c, "this is 1", ("case.ks", 13, 10));
+    has_label(d, &c, "this is 2", ("case.ks", 13, 18));
+    has_note(d, "expected 2, found 1");
+    // The expectation that holds is not labelled.
+    assert!(!d.labels.iter().any(|(sp, _)| c.loc(&Diagnostic { span: *sp, ..d.clone() }).1 == 14), "{d:?}");
+    let trace = d.notes.iter().find(|n| n.starts_with("trace of the run")).expect("a trace note");
+    let lines: Vec<&str> = trace.lines().skip(1).map(str::trim).collect();
+    assert!(
+        lines.iter().any(|l| l.starts_with("roll ") && l.contains("4") && l.ends_with("(§4.1)")),
+        "{trace}"
+    );
+    assert!(lines.iter().any(|l| l.contains("hits") && l.ends_with("(§4.1)")), "{trace}");
+}
+
+/// A failing comparison's note reads its operator.
+#[test]
+fn w0003_an_ordering_names_its_operator() {
+    let c = case(&format!(
+        "{SETUP}§6.0 scenario \"1\" \"One\" {{ order Blue, Red; }}\n§6.0 example \"sums\" {{\n  scenario \"1\";\n  expect 2 + 2 > 5;\n}}\n"
+    ));
+    let d = c.warning("W0003", ("case.ks", 7, 1), &["6.0"]);
+    has_note(d, "expected a value > 5, found 4");
+    has_note(d, "trace of the run: the rules logged no event");
 }
 
 /// W0005: an example that holds under one alternative of a ruling and not under another

@@ -1036,6 +1036,60 @@ fn e0601_interrupt_with_the_wrong_parameters() {
     c.error("E0601", ("case.ks", 1, 16), &["4.0"]);
 }
 
+/// `allow CODE "reason";` in the header leaves that code's warnings out and counts them
+/// in the report with the reason; other warnings stay.
+#[test]
+fn allow_in_the_header_leaves_a_warning_out_and_counts_it() {
+    let head =
+        "rulebook \"A\" {\n  numbering dotted;\n  allow W0001 \"helpers kept for the next scenario\";\n}\n";
+    let body = "contents { §1.0 \"Rules\" §9.0 \"Notes\" waived \"commentary\" }\n§1.0 sides { A, B }\n\
+                §1.0 sequence { }\n§1.0 fn spare() -> Int = 1;\n§1.0 fn other() -> Int = 2;\n§9.0 classes { foot }\n";
+    let c = raw(&[("case.ks", &format!("{head}{body}"))]);
+    // W0002 (the waived §9.0 is anchored) is not allowed and stays; both W0001 go.
+    c.warning("W0002", ("case.ks", 5, 25), &["9.0"]);
+    assert_eq!(
+        c.comp.report.allowed,
+        vec![kriegsspiel_compiler::Allowed {
+            code: "W0001".into(),
+            reason: "helpers kept for the next scenario".into(),
+            count: 2
+        }]
+    );
+    assert!(c
+        .comp
+        .report
+        .render()
+        .contains("  allowed warnings: 2\n    W0001 ×2: helpers kept for the next scenario\n"));
+    // Without the allow, the two W0001 are reported.
+    let plain = raw(&[("case.ks", &format!("rulebook \"A\" {{ numbering dotted; }}\n{body}"))]);
+    assert_eq!(
+        plain.of(Severity::Warning).iter().filter(|d| d.code == "W0001").count(),
+        2,
+        "{}",
+        plain.dump()
+    );
+}
+
+/// E0250: an `allow` of an error, of an unknown code, of W0006 or without a reason.
+#[test]
+fn e0250_allow_of_what_cannot_be_allowed() {
+    for (code, reason, message) in [
+        ("E0301", "x", "`E0301` is an error: only warnings can be allowed"),
+        ("W0099", "x", "`W0099` is not a warning code"),
+        ("W0006", "x", "W0006 (a file skipped) concerns the files read, not the rulebook"),
+        ("W0001", " ", "an `allow` needs its reason, in words"),
+    ] {
+        let src = format!(
+            "rulebook \"A\" {{ numbering dotted; allow {code} \"{reason}\"; }}\ncontents {{ §1.0 \"Rules\" }}\n§1.0 sides {{ A, B }}\n§1.0 sequence {{ }}\n"
+        );
+        let c = raw(&[("case.ks", &src)]);
+        let d = c.error("E0250", ("case.ks", 1, 40), &[]);
+        assert_eq!(d.message, message);
+        has_note(d, "warnings that can be allowed: W0001, W0002, W0003, W0004, W0005, W0007, W0008");
+        assert!(c.comp.program.is_none());
+    }
+}
+
 #[test]
 fn w0004_rulebook_without_a_sequence() {
     let c = raw(&[(

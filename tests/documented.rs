@@ -4,14 +4,15 @@
 //! - a counter eliminated (or removed) and moved back onto the map (section 9);
 //! - `u.hex` inside the retreat hooks is the hex the retreat starts from (6.15);
 //! - the heuristic agent and `or none` when every score is negative, zero, or below the
-//!   declining score (8.7).
+//!   declining score (8.7);
+//! - `in_phase(P)`, the phase being played, read in a fn (as hooks are) (section 10).
 
 use kriegsspiel_compiler::{compile, Compilation};
 use kriegsspiel_dsl::SourceMap;
 
 const BOOK: &str = r#"
 rulebook "Documented" { numbering dotted; dice d6; }
-contents { §1.0 "Pieces" §2.0 "Back on the map" §3.0 "Retreat" §4.0 "Declining" }
+contents { §1.0 "Pieces" §2.0 "Back on the map" §3.0 "Retreat" §4.0 "Declining" §5.0 "Phases" }
 §1.0 sides { A, B }
 §1.0 classes { foot }
 §1.0 unit Foot: foot steps 3
@@ -96,6 +97,29 @@ contents { §1.0 "Pieces" §2.0 "Back on the map" §3.0 "Retreat" §4.0 "Declini
   run offer_against(A, -3, -5);
   expect taken == 1;
 }
+
+// `in_phase` in a fn (as hooks are) and in a procedure: the innermost phase being played.
+§5.0 track moved: 0..9
+§5.0 track fought: 0..9
+§5.0 track outside: 0..9
+§5.0 fn moving() -> Bool = in_phase(Movement);
+§5.0 procedure note() {
+  if moving() { adjust moved by 1; }
+  if in_phase(Combat) { adjust fought by 1; }
+  if not moving() and not in_phase(Combat) { adjust outside by 1; }
+}
+§5.0 procedure a_turn() {
+  phase Movement(A) { call note(); }
+  phase Combat(A) { call note(); call note(); }
+  call note();
+}
+§5.0 example "in_phase reads the phase being played" {
+  scenario "s";
+  run a_turn();
+  expect moved == 1;
+  expect fought == 2;
+  expect outside == 1;
+}
 "#;
 
 fn compiled() -> Compilation {
@@ -111,8 +135,21 @@ fn every_documented_behaviour_holds() {
         c.diagnostics.iter().map(|d| format!("{} {} {:?}", d.code, d.message, d.labels)).collect();
     assert!(c.program.is_some(), "{shown:#?}");
     assert!(c.diagnostics.is_empty(), "{shown:#?}");
-    assert_eq!(c.report.examples_run, 7);
-    assert_eq!(c.report.examples_passed, 7);
+    assert_eq!(c.report.examples_run, 8);
+    assert_eq!(c.report.examples_passed, 8);
+}
+
+/// A phase no `phase` statement plays is E0602, with the phases there are.
+#[test]
+fn in_phase_of_a_phase_never_played() {
+    let mut sources = SourceMap::new();
+    sources.add("documented.ks", BOOK.replacen("in_phase(Combat)", "in_phase(Combat_)", 1));
+    let c = compile(&sources);
+    let e: Vec<_> = c.diagnostics.iter().filter(|d| d.is_error()).collect();
+    assert_eq!(e.len(), 1, "{:?}", c.diagnostics);
+    assert_eq!(e[0].code, "E0602");
+    assert_eq!(e[0].message, "unknown phase `Combat_`");
+    assert!(e[0].notes.iter().any(|n| n == "did you mean `Combat`?"), "{:?}", e[0].notes);
 }
 
 /// The expectations can fail: under the other reading of each behaviour the same
@@ -126,6 +163,8 @@ fn the_other_readings_fail() {
         ("expect unit(\"Bravo\").hex == @0301;", "expect unit(\"Bravo\").hex == @0201;"),
         // Taking an option scored below zero.
         ("run offer(A, -1);\n  expect taken == 0;", "run offer(A, -1);\n  expect taken == 1;"),
+        // The Combat phase read a different number of times.
+        ("expect fought == 2;", "expect fought == 0;"),
     ] {
         assert!(BOOK.contains(from), "{from}");
         let mut sources = SourceMap::new();
@@ -133,6 +172,6 @@ fn the_other_readings_fail() {
         let c = compile(&sources);
         let w: Vec<_> = c.diagnostics.iter().filter(|d| d.code == "W0003").collect();
         assert_eq!(w.len(), 1, "{to}: {:?}", c.diagnostics);
-        assert_eq!(c.report.examples_passed, 6);
+        assert_eq!(c.report.examples_passed, 7);
     }
 }

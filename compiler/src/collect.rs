@@ -276,6 +276,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
 
     // ---------------------------------------------------------------- names
     let decls = &book.decls;
+    env.phases = crate::points::phase_names(decls).into_iter().collect();
     for d in decls {
         let para = first_para(d);
         match &d.kind {

@@ -2444,6 +2444,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 env.hexside_attrs.iter().map(|a| a.0.clone()).collect(),
             ),
             P::Flag => (env.flags.iter().position(|r| r == n), "scenario flag", env.flags.clone()),
+            P::Phase => (env.phases.iter().position(|r| r == n), "phase", env.phases.clone()),
             P::OptionRule => (env.options.iter().position(|o| o == n), "optional rule", env.options.clone()),
             P::Cup => (
                 env.cups.iter().position(|c| c.0 == n),
@@ -2503,8 +2504,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if found.is_some() {
             env.used.insert(n.to_string());
         }
+        if found.is_some() && matches!(p, P::Phase) {
+            // The runtime compares the phase's name as `PhaseBegin` records it.
+            return Some(self.cx.string(n) as usize);
+        }
         if found.is_none() {
             let code = match p {
+                P::Phase => "E0602",
                 P::Region => "E0112",
                 P::Feature | P::HexsideAttr => "E0111",
                 P::Table => "E0108",

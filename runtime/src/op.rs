@@ -219,6 +219,9 @@ pub enum Builtin {
     /// `entry_hex(unit) -> Hex`: the hex a reinforcement enters or arrives at
     /// ("nothing" for a unit without one).
     EntryHex,
+    /// `in_phase(Phase) -> Bool`: is the innermost phase being played this one? The
+    /// argument is the phase name's index in the string pool (as `PhaseBegin`'s).
+    InPhase,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.

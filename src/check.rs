@@ -15,7 +15,7 @@ pub(crate) fn cmd_check(
     deny_warnings: bool,
 ) -> u8 {
     let quiet = ui.quiet;
-    let (sources, c) = match build(path, format, ui) {
+    let (sources, mut c) = match build(path, format, ui) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -72,10 +72,17 @@ pub(crate) fn cmd_check(
     };
     // What the text says of the contents and the anchors: diagnostics with codes and
     // spans in the rulebook, counted with the compiler's.
-    let text_diags = match (&coverage, text) {
+    let mut text_diags = match (&coverage, text) {
         (Some(r), Some(tp)) => text_diagnostics(&c.report, r, &tp.display().to_string()),
         _ => Vec::new(),
     };
+    // A warning the rulebook allows (W0007 with `allow W0007 "reason";`) is counted
+    // there, not reported.
+    for a in c.report.allowed.iter_mut() {
+        let before = text_diags.len();
+        text_diags.retain(|d| d.is_error() || d.code != a.code);
+        a.count += before - text_diags.len();
+    }
     let errors = errors + text_diags.iter().filter(|d| d.is_error()).count();
     let warnings = warnings + text_diags.iter().filter(|d| !d.is_error()).count();
     if format == Format::Human {

@@ -261,6 +261,29 @@ fn colour_and_deny_warnings() {
     assert!(stderr(&o).contains("warnings"), "{}", stderr(&o));
 }
 
+/// A warning the rulebook allows does not fail `--deny warnings`, and the summary and
+/// the JSON report count it with its reason.
+#[test]
+fn an_allowed_warning_passes_deny_warnings() {
+    let dir = scratch("allow");
+    let book = "rulebook \"Q\" { numbering decimal; dice d6; allow W0001 \"kept for later\"; }\n\
+                contents { §1.0 \"Rules\" }\n§1.0 sides { Red, Blue }\n§1.0 sequence { }\n§1.0 fn unused() -> Int = 1;\n";
+    let file = dir.join("allow.ks");
+    std::fs::write(&file, book).expect("writes");
+    let f = file.to_str().expect("utf-8");
+    let o = ks(&["check", "--deny", "warnings", f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("W0001"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("allowed warnings: 1\n    W0001 ×1: kept for later"), "{}", stdout(&o));
+    let j = ks(&["check", "--format", "json", f]);
+    let v: serde_json::Value = serde_json::from_slice(&j.stdout).expect("json");
+    assert_eq!(v["warnings"], 0);
+    assert_eq!(
+        v["report"]["allowed"],
+        serde_json::json!([{"code": "W0001", "reason": "kept for later", "count": 1}])
+    );
+}
+
 /// `check` and `text` give their findings in one JSON shape.
 #[test]
 fn check_and_text_share_one_json_shape() {

@@ -5,8 +5,8 @@
 //! (a minimal valid header, contents and sides), so line and column numbers in the
 //! assertions are those of the snippet as written. The issue's four "breaking the
 //! encoding" cases mutate the real Peter the Great encoding, in memory and through the CLI.
-//! Rendered diagnostics of a few cases are golden files under `tests/golden/diagnostics/`
-//! (bless with `KRIEGSSPIEL_BLESS=1`; see tests/README.md).
+//! Rendered diagnostics of a few cases are insta snapshots, `tests/snapshots/diagnostics__*.snap`
+//! (review a change with `cargo insta review`; see tests/README.md).
 
 use kriegsspiel_compiler::{compile, load, Compilation};
 use kriegsspiel_dsl::{Diagnostic, Severity, SourceMap};
@@ -547,6 +547,68 @@ fn e0301_terrain_attribute_not_int_or_bool() {
     c.error("E0301", ("case.ks", 1, 28), &["5.0"]);
 }
 
+/// `if` branches of different types: each branch is labelled with its type.
+#[test]
+fn e0301_if_branches_of_different_types_are_labelled() {
+    let c = case("§4.0 fn f(n: Int) -> Int = if n > 2 then n else true;\n");
+    let d = c.error("E0301", ("case.ks", 1, 28), &["4.0"]);
+    assert_eq!(d.message, "`if` branches differ: Int and Bool");
+    has_label(d, &c, "`then` branch: Int", ("case.ks", 1, 42));
+    has_label(d, &c, "`else` branch: Bool", ("case.ks", 1, 49));
+}
+
+/// A terrain compared with a number: the note names the terrain's Int attributes, in
+/// an ordering (`>`) and in an equality (`==`) alike.
+#[test]
+fn e0301_terrain_compared_with_a_number_suggests_its_fields() {
+    let c = case(
+        r#"§5.0 terrain Clear { cost: 1, defense: 0, road: false }
+§4.0 fn strong(h: Hex) -> Bool = h.terrain > 1;
+§4.0 fn same(h: Hex) -> Bool = h.terrain == 2;
+"#,
+    );
+    let errs = c.of(Severity::Error);
+    assert_eq!(errs.len(), 2, "{}", c.dump());
+    c.check(errs[0], "E0301", ("case.ks", 2, 34), &["4.0"]);
+    assert_eq!(errs[0].message, "arithmetic operand: expected Int, found Terrain");
+    c.check(errs[1], "E0301", ("case.ks", 3, 32), &["4.0"]);
+    for d in errs {
+        // `road` is a Bool attribute: not offered as a number.
+        has_note(
+            d,
+            "help: a terrain is not a number; compare one of its Int fields instead, e.g. `.cost` (it has `.cost`, `.defense`)",
+        );
+    }
+}
+
+/// A unit used as a number: the note names its ratings.
+#[test]
+fn e0301_unit_used_as_a_number_suggests_its_ratings() {
+    let c = case("§2.1 rating cs: 0..9 \"strength\"\n§4.0 fn f(u: Unit) -> Int = u * 2;\n");
+    let d = c.error("E0301", ("case.ks", 2, 29), &["4.0"]);
+    has_note(
+        d,
+        "help: a unit is not a number; compare one of its Int fields instead, e.g. `.cs` (it has `.cs`)",
+    );
+}
+
+/// A modifier set called without its base value: the note says the base is implicit.
+#[test]
+fn e0302_modifier_set_called_without_its_base() {
+    let c = case(
+        r#"§4.1 modifiers drm(n: Int) { +1 when n > 2; }
+§4.0 fn f(n: Int) -> Int = drm(n);
+"#,
+    );
+    let d = c.error("E0302", ("case.ks", 2, 28), &["4.0"]);
+    assert_eq!(d.message, "`drm` takes 2 argument(s), 1 given");
+    has_note(
+        d,
+        "a modifier set takes its 1 declared parameter(s) and then the base value it modifies, \
+         which its declaration leaves implicit: `drm(..., base)`",
+    );
+}
+
 #[test]
 fn e0302_arity_of_a_user_fn() {
     let c = case(
@@ -910,6 +972,51 @@ fn w0003_example_not_reproduced_names_its_paragraph() {
     has_label(d, &c, "this expectation does not hold", ("case.ks", 9, 10));
 }
 
+/// W0003 on a comparison: the two sides are labelled with their values after the run
+/// (the actual beside the expected), and the trace lists what the rules did, each event
+/// with its paragraph: here the forced roll and the track change it caused.
+#[test]
+fn w0003_shows_the_actual_value_and_a_trace() {
+    let c = case(&format!(
+        "{SETUP}§6.0 scenario \"1\" \"One\" {{ order Blue, Red; }}
+§4.0 track hits: 0..9
+§4.1 procedure fire() {{ let d = roll 1d6; if d >= 5 {{ adjust hits by 2; }} else {{ adjust hits by 1; }} }}
+§6.0 example \"a five hits twice\" {{
+  scenario \"1\";
+  dice 4;
+  run fire();
+  expect hits == 2;
+  expect hits >= 1;
+}}
+"
+    ));
+    let d = c.warning("W0003", ("case.ks", 9, 1), &["6.0", "4.1"]);
+    has_label(d, &c, "this expectation does not hold", ("case.ks", 13, 10));
+    has_label(d, &c, "this is 1", ("case.ks", 13, 10));
+    has_label(d, &c, "this is 2", ("case.ks", 13, 18));
+    has_note(d, "expected 2, found 1");
+    // The expectation that holds is not labelled.
+    assert!(!d.labels.iter().any(|(sp, _)| c.loc(&Diagnostic { span: *sp, ..d.clone() }).1 == 14), "{d:?}");
+    let trace = d.notes.iter().find(|n| n.starts_with("trace of the run")).expect("a trace note");
+    let lines: Vec<&str> = trace.lines().skip(1).map(str::trim).collect();
+    assert!(
+        lines.iter().any(|l| l.starts_with("roll ") && l.contains("4") && l.ends_with("(§4.1)")),
+        "{trace}"
+    );
+    assert!(lines.iter().any(|l| l.contains("hits") && l.ends_with("(§4.1)")), "{trace}");
+}
+
+/// A failing comparison's note reads its operator.
+#[test]
+fn w0003_an_ordering_names_its_operator() {
+    let c = case(&format!(
+        "{SETUP}§6.0 scenario \"1\" \"One\" {{ order Blue, Red; }}\n§6.0 example \"sums\" {{\n  scenario \"1\";\n  expect 2 + 2 > 5;\n}}\n"
+    ));
+    let d = c.warning("W0003", ("case.ks", 7, 1), &["6.0"]);
+    has_note(d, "expected a value > 5, found 4");
+    has_note(d, "trace of the run: the rules logged no event");
+}
+
 /// W0005: an example that holds under one alternative of a ruling and not under another
 /// names the example's paragraph and the ruling's.
 #[test]
@@ -927,6 +1034,60 @@ fn w0005_example_depends_on_a_ruling() {
 fn e0601_interrupt_with_the_wrong_parameters() {
     let c = case("§4.0 interrupt watch(mover: Unit, dest: Hex) when true { }\n");
     c.error("E0601", ("case.ks", 1, 16), &["4.0"]);
+}
+
+/// `allow CODE "reason";` in the header leaves that code's warnings out and counts them
+/// in the report with the reason; other warnings stay.
+#[test]
+fn allow_in_the_header_leaves_a_warning_out_and_counts_it() {
+    let head =
+        "rulebook \"A\" {\n  numbering dotted;\n  allow W0001 \"helpers kept for the next scenario\";\n}\n";
+    let body = "contents { §1.0 \"Rules\" §9.0 \"Notes\" waived \"commentary\" }\n§1.0 sides { A, B }\n\
+                §1.0 sequence { }\n§1.0 fn spare() -> Int = 1;\n§1.0 fn other() -> Int = 2;\n§9.0 classes { foot }\n";
+    let c = raw(&[("case.ks", &format!("{head}{body}"))]);
+    // W0002 (the waived §9.0 is anchored) is not allowed and stays; both W0001 go.
+    c.warning("W0002", ("case.ks", 5, 25), &["9.0"]);
+    assert_eq!(
+        c.comp.report.allowed,
+        vec![kriegsspiel_compiler::Allowed {
+            code: "W0001".into(),
+            reason: "helpers kept for the next scenario".into(),
+            count: 2
+        }]
+    );
+    assert!(c
+        .comp
+        .report
+        .render()
+        .contains("  allowed warnings: 2\n    W0001 ×2: helpers kept for the next scenario\n"));
+    // Without the allow, the two W0001 are reported.
+    let plain = raw(&[("case.ks", &format!("rulebook \"A\" {{ numbering dotted; }}\n{body}"))]);
+    assert_eq!(
+        plain.of(Severity::Warning).iter().filter(|d| d.code == "W0001").count(),
+        2,
+        "{}",
+        plain.dump()
+    );
+}
+
+/// E0250: an `allow` of an error, of an unknown code, of W0006 or without a reason.
+#[test]
+fn e0250_allow_of_what_cannot_be_allowed() {
+    for (code, reason, message) in [
+        ("E0301", "x", "`E0301` is an error: only warnings can be allowed"),
+        ("W0099", "x", "`W0099` is not a warning code"),
+        ("W0006", "x", "W0006 (a file skipped) concerns the files read, not the rulebook"),
+        ("W0001", " ", "an `allow` needs its reason, in words"),
+    ] {
+        let src = format!(
+            "rulebook \"A\" {{ numbering dotted; allow {code} \"{reason}\"; }}\ncontents {{ §1.0 \"Rules\" }}\n§1.0 sides {{ A, B }}\n§1.0 sequence {{ }}\n"
+        );
+        let c = raw(&[("case.ks", &src)]);
+        let d = c.error("E0250", ("case.ks", 1, 40), &[]);
+        assert_eq!(d.message, message);
+        has_note(d, "warnings that can be allowed: W0001, W0002, W0003, W0004, W0005, W0007, W0008");
+        assert!(c.comp.program.is_none());
+    }
 }
 
 #[test]
@@ -1075,34 +1236,15 @@ fn peter_crt_without_clamp_is_pushed_off_by_the_mr_differential() {
 
 // ------------------------------------------------------------------ golden renderings
 
-const GOLDEN_HEADER: &str =
-    "# @generated by tests/diagnostics.rs; bless with: KRIEGSSPIEL_BLESS=1 cargo test --test diagnostics";
-
-/// Compare every rendered diagnostic of `c` with `tests/golden/diagnostics/NAME.txt`, or
-/// write that file when `KRIEGSSPIEL_BLESS=1`.
+/// Compare every rendered diagnostic of `c` with the insta snapshot
+/// `tests/snapshots/diagnostics__NAME.snap` (review a change with `cargo insta review`,
+/// or accept it with `INSTA_UPDATE=always`).
 fn golden(name: &str, c: &Case) {
-    let path = repo().join("tests/golden/diagnostics").join(format!("{name}.txt"));
-    let mut actual = format!("{GOLDEN_HEADER}\n");
+    let mut actual = String::new();
     for d in &c.comp.diagnostics {
         actual.push_str(&d.render(&c.sources));
     }
-    if std::env::var("KRIEGSSPIEL_BLESS").is_ok_and(|v| v == "1") {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; run KRIEGSSPIEL_BLESS=1 to create it", path.display()))
-        .replace("\r\n", "\n");
-    if expected != actual {
-        let first = expected.lines().zip(actual.lines()).position(|(a, b)| a != b);
-        panic!(
-            "{} differs from the rendered diagnostics (first differing line: {:?}); \
-             if the change is intended, bless with KRIEGSSPIEL_BLESS=1.\n--- expected\n{expected}\n--- actual\n{actual}",
-            path.display(),
-            first.map(|i| i + 1)
-        );
-    }
+    insta::assert_snapshot!(name, actual);
 }
 
 #[test]

@@ -21,6 +21,8 @@ pub enum P {
     HexsideAttr,
     /// A scenario flag name.
     Flag,
+    /// The name of a phase the rulebook plays (`phase Movement(s) { ... }`).
+    Phase,
     /// A ruling name followed by one of its alternatives.
     Ruling,
     Alt,
@@ -246,6 +248,7 @@ pub fn signatures() -> Vec<BSig> {
         s("first_turn", Builtin::FirstTurn, vec![], Ty::Int, false, "the turn the scenario begins on"),
         s("order", Builtin::Order, vec![], Ty::list(Ty::Side), false, "the scenario's player-turn order"),
         s("flag", Builtin::Flag, vec![Flag], Ty::Bool, false, "a scenario flag"),
+        s("in_phase", Builtin::InPhase, vec![Phase], Ty::Bool, false, "is this the phase being played (the innermost)"),
         s(
             "ruling",
             Builtin::Ruling,

@@ -276,6 +276,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
 
     // ---------------------------------------------------------------- names
     let decls = &book.decls;
+    env.phases = crate::points::phase_names(decls).into_iter().collect();
     for d in decls {
         let para = first_para(d);
         match &d.kind {
@@ -1178,6 +1179,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 dice: Vec::new(),
                 calls: Vec::new(),
                 expects: Vec::new(),
+                probes: Vec::new(),
                 span: d.span,
             };
             for it in &ex.items {
@@ -1230,6 +1232,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         functions.push(f);
                     }
                     ExampleItem::Expect(e) => {
+                        let before = cx.diags.len();
                         let mut fc = FnCx::new(&mut cx, &para, e.span, true, "expectation");
                         let o = fc.expr(e);
                         if !o.ty.fits(&Ty::Bool) {
@@ -1242,6 +1245,33 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         let f = fc.finish(&format!("expect: {}", ex.title), FnKind::Fn, 0);
                         data.expects.push((functions.len() as u32, e.span));
                         functions.push(f);
+                        // A comparison's two sides, compiled apart for the W0003 report
+                        // (actual beside expected); kept out of the program.
+                        let probe = match &e.kind {
+                            ExprKind::Binary(op, l, r)
+                                if cx.diags.len() == before
+                                    && matches!(
+                                        op,
+                                        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+                                    ) =>
+                            {
+                                let side = |cx: &mut Cx, x: &Expr| {
+                                    let mut fc = FnCx::new(cx, &para, x.span, true, "expectation");
+                                    let o = fc.expr(x);
+                                    fc.ret(o.reg);
+                                    fc.finish(&format!("expect side: {}", ex.title), FnKind::Fn, 0)
+                                };
+                                let (fl, fr) = (side(&mut cx, l), side(&mut cx, r));
+                                cx.diags.truncate(before);
+                                Some(crate::examples::Probe {
+                                    op: *op,
+                                    left: (fl, l.span),
+                                    right: (fr, r.span),
+                                })
+                            }
+                            _ => None,
+                        };
+                        data.probes.push(probe);
                     }
                 }
             }

@@ -95,6 +95,8 @@ pub struct Env {
     pub modes: Vec<(String, u16)>,
     /// An area map's own attributes (`value`, `capital`...) and their types.
     pub area_attrs: Vec<(String, crate::types::Ty)>,
+    /// The names of the phases some `phase` statement plays (for `in_phase`).
+    pub phases: Vec<String>,
 }
 
 impl Env {

@@ -6,10 +6,24 @@
 //! its example disagree, or the example depends on how an unclear rule is read).
 
 use crate::report::Report;
+use kriegsspiel_dsl::ast::BinOp;
 use kriegsspiel_dsl::ast::Span;
 use kriegsspiel_dsl::Diagnostic;
-use kriegsspiel_runtime::game::{run_example, run_example_traced, ExampleOutcome, ExampleRun};
-use kriegsspiel_runtime::program::{FnId, Program};
+use kriegsspiel_runtime::game::{
+    example_detail, run_example, run_example_traced, ExampleOutcome, ExampleRun,
+};
+use kriegsspiel_runtime::program::{FnId, Function, Program};
+
+/// The two sides of an expectation that is a comparison, compiled apart (not part of
+/// the program): a failed one is reported with both values.
+pub struct Probe {
+    pub op: BinOp,
+    pub left: (Function, Span),
+    pub right: (Function, Span),
+}
+
+/// At most this many events of a failed example's run are shown (the last ones).
+const TRACE_EVENTS: usize = 24;
 
 pub struct ExampleData {
     pub title: String,
@@ -23,6 +37,8 @@ pub struct ExampleData {
     pub dice: Vec<i64>,
     pub calls: Vec<FnId>,
     pub expects: Vec<(FnId, Span)>,
+    /// Per expectation, its sides when it is a comparison.
+    pub probes: Vec<Option<Probe>>,
     pub span: Span,
 }
 
@@ -43,12 +59,12 @@ pub fn run_all(p: &Program, examples: &[ExampleData], diags: &mut Vec<Diagnostic
                     ex.span,
                     format!("example \"{}\" is not reproduced by the rules as encoded", ex.title),
                 );
-                for i in which {
+                for &i in &which {
                     if let Some((_, sp)) = ex.expects.get(i) {
                         d = d.with_label(*sp, "this expectation does not hold");
                     }
                 }
-                d
+                explain(p, ex, &expects, &which, d)
             }
             ExampleOutcome::Error(e) => Diagnostic::warning(
                 "W0003",
@@ -62,6 +78,98 @@ pub fn run_all(p: &Program, examples: &[ExampleData], diags: &mut Vec<Diagnostic
         }
         diags.push(d);
     }
+}
+
+/// Label the sides of each failed comparison with their values after the run (the
+/// actual value beside the expected one), and add the trace of the run: the events
+/// the rules logged, each with its paragraph. The run is repeated with logging on, on a
+/// copy of the program that also holds the sides' functions; a run is deterministic,
+/// so it is the run that failed.
+fn explain(
+    p: &Program,
+    ex: &ExampleData,
+    expects: &[FnId],
+    which: &[usize],
+    mut d: Diagnostic,
+) -> Diagnostic {
+    let mut prog = p.clone();
+    let mut probes: Vec<(usize, FnId, FnId)> = Vec::new();
+    for &i in which {
+        if let Some(Some(pr)) = ex.probes.get(i) {
+            let l = prog.functions.len() as FnId;
+            prog.functions.push(pr.left.0.clone());
+            prog.functions.push(pr.right.0.clone());
+            probes.push((i, l, l + 1));
+        }
+    }
+    let ids: Vec<FnId> = probes.iter().flat_map(|&(_, l, r)| [l, r]).collect();
+    let detail = example_detail(&prog, &example_run(ex, expects, None), &ids);
+    for (k, &(i, _, _)) in probes.iter().enumerate() {
+        let (Some(Some(pr)), Some(Ok(lv)), Some(Ok(rv))) =
+            (ex.probes.get(i), detail.values.get(2 * k), detail.values.get(2 * k + 1))
+        else {
+            continue;
+        };
+        d = d.with_label(pr.left.1, format!("this is {lv}")).with_label(pr.right.1, format!("this is {rv}"));
+        d = d.with_note(match pr.op {
+            BinOp::Eq => format!("expected {rv}, found {lv}"),
+            BinOp::Ne => format!("expected anything but {rv}, found {lv}"),
+            op => format!("expected a value {} {rv}, found {lv}", op_text(op)),
+        });
+    }
+    if !detail.events.is_empty() {
+        let n = detail.events.len();
+        let shown = &detail.events[n.saturating_sub(TRACE_EVENTS)..];
+        let mut t = if n > shown.len() {
+            format!("trace of the run (its last {} of {n} events):", shown.len())
+        } else {
+            format!("trace of the run ({n} event{}):", if n == 1 { "" } else { "s" })
+        };
+        for e in shown {
+            t.push_str("\n  ");
+            t.push_str(&event_line(e));
+        }
+        d = d.with_note(t);
+    } else {
+        d = d.with_note("trace of the run: the rules logged no event");
+    }
+    d
+}
+
+fn op_text(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        _ => "?",
+    }
+}
+
+/// One logged event on one line: its type, its fields as `name=value`, and its
+/// paragraph (`roll dice=1d6 value=4 (§7.1)`). The turn, phase and phasing side are
+/// the same for the whole of an example and left out.
+fn event_line(line: &str) -> String {
+    let Ok(serde_json::Value::Object(m)) = serde_json::from_str::<serde_json::Value>(line) else {
+        return line.to_string();
+    };
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut out = m.get("type").map(text).unwrap_or_default();
+    for (k, v) in &m {
+        if matches!(k.as_str(), "type" | "turn" | "phase" | "side" | "para" | "layer") || v.is_null() {
+            continue;
+        }
+        out.push_str(&format!(" {k}={}", text(v)));
+    }
+    if let Some(p) = m.get("para").filter(|p| !p.is_null()) {
+        out.push_str(&format!(" (§{})", text(p)));
+    }
+    out
 }
 
 /// The runtime's description of an example run, under the given rulings (`None`: the

@@ -700,8 +700,33 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if !o.ty.fits(want) {
             let g = self.cx.env.group_names();
             let msg = format!("{ctx}: expected {}, found {}", want.name(&g), o.ty.name(&g));
-            self.error(err("E0301", span, msg));
+            let mut d = err("E0301", span, msg);
+            if *want == Ty::Int {
+                if let Some(note) = self.int_field_hint(&o.ty) {
+                    d = d.with_note(note);
+                }
+            }
+            self.error(d);
         }
+    }
+
+    /// A terrain or a unit used where a number is wanted: name the Int fields it has
+    /// (`h.terrain.defense`, `u.cs`), the usual intent.
+    fn int_field_hint(&self, ty: &Ty) -> Option<String> {
+        let (what, fields): (&str, Vec<&str>) = match ty {
+            Ty::Terrain => (
+                "a terrain",
+                self.cx.env.terrain_attrs.iter().filter(|a| a.1 == Ty::Int).map(|a| a.0.as_str()).collect(),
+            ),
+            Ty::Unit => ("a unit", self.cx.env.ratings.iter().map(|r| r.0.as_str()).collect()),
+            _ => return None,
+        };
+        let first = fields.first()?;
+        let all: Vec<String> = fields.iter().map(|f| format!("`.{f}`")).collect();
+        Some(format!(
+            "help: {what} is not a number; compare one of its Int fields instead, e.g. `.{first}` (it has {})",
+            all.join(", ")
+        ))
     }
 
     fn stmt(&mut self, s: &Stmt) {
@@ -1275,7 +1300,16 @@ impl<'c, 'a> FnCx<'c, 'a> {
     fn call_user(&mut self, sig: &crate::env::Sig, name: &Ident, args: &[Expr], span: Span) -> Out {
         if args.len() != sig.params.len() {
             let m = format!("`{}` takes {} argument(s), {} given", name.name, sig.params.len(), args.len());
-            self.error(err("E0302", span, m).with_label(sig.span, "declared here"));
+            let mut d = err("E0302", span, m).with_label(sig.span, "declared here");
+            if sig.kind == CallableKind::Modifiers {
+                let declared = sig.params.len().saturating_sub(1);
+                d = d.with_note(format!(
+                    "a modifier set takes its {declared} declared parameter(s) and then the base value it modifies, \
+                     which its declaration leaves implicit: `{}(..., base)`",
+                    name.name
+                ));
+            }
+            self.error(d);
         }
         if let Some(o) = self.try_inline(sig, name, args) {
             return o;
@@ -1478,8 +1512,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.patch(jend, h);
                 if !ao.ty.fits(&bo.ty) {
                     let g = self.cx.env.group_names();
-                    let m = format!("`if` branches differ: {} and {}", ao.ty.name(&g), bo.ty.name(&g));
-                    self.error(err("E0301", e.span, m));
+                    let (ta, tb) = (ao.ty.name(&g), bo.ty.name(&g));
+                    let m = format!("`if` branches differ: {ta} and {tb}");
+                    let d = err("E0301", e.span, m)
+                        .with_label(a.span, format!("`then` branch: {ta}"))
+                        .with_label(b.span, format!("`else` branch: {tb}"))
+                        .with_note("both branches of an `if` expression must have the same type");
+                    self.error(d);
                 }
                 let ty = ao.ty.clone().join(bo.ty.clone());
                 let mut out = Self::out(dst, ty, ao.iv.union(bo.iv));
@@ -1986,7 +2025,15 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 if !x.ty.fits(&y.ty) {
                     let g = self.cx.env.group_names();
                     let m = format!("cannot compare {} with {}", x.ty.name(&g), y.ty.name(&g));
-                    self.error(err("E0301", a.span.to(b.span), m));
+                    let mut d = err("E0301", a.span.to(b.span), m);
+                    let hint = match (&x.ty, &y.ty) {
+                        (t, Ty::Int) | (Ty::Int, t) => self.int_field_hint(t),
+                        _ => None,
+                    };
+                    if let Some(h) = hint {
+                        d = d.with_note(h);
+                    }
+                    self.error(d);
                 }
                 if op == BinOp::Eq {
                     self.emit(Op::Eq { dst, a: ra, b: rb });
@@ -2438,6 +2485,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 env.hexside_attrs.iter().map(|a| a.0.clone()).collect(),
             ),
             P::Flag => (env.flags.iter().position(|r| r == n), "scenario flag", env.flags.clone()),
+            P::Phase => (env.phases.iter().position(|r| r == n), "phase", env.phases.clone()),
             P::OptionRule => (env.options.iter().position(|o| o == n), "optional rule", env.options.clone()),
             P::Cup => (
                 env.cups.iter().position(|c| c.0 == n),
@@ -2497,8 +2545,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if found.is_some() {
             env.used.insert(n.to_string());
         }
+        if found.is_some() && matches!(p, P::Phase) {
+            // The runtime compares the phase's name as `PhaseBegin` records it.
+            return Some(self.cx.string(n) as usize);
+        }
         if found.is_none() {
             let code = match p {
+                P::Phase => "E0602",
                 P::Region => "E0112",
                 P::Feature | P::HexsideAttr => "E0111",
                 P::Table => "E0108",

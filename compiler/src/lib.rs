@@ -23,7 +23,7 @@ mod tables;
 mod types;
 
 pub use contents::split_item;
-pub use report::{ContentStatus, FindingOut, Report, FINDING_KINDS};
+pub use report::{Allowed, ContentStatus, FindingOut, Report, FINDING_KINDS};
 
 use kriegsspiel_dsl::{Diagnostic, SourceMap};
 use kriegsspiel_runtime::Program;
@@ -305,11 +305,52 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
             source: "compiler".into(),
         });
     }
+    allow_warnings(&book, &mut diags, &mut report);
     if diags.iter().any(|d| d.is_error()) {
         program = None;
     }
     diags.sort_by_key(|d| (std::cmp::Reverse(d.severity), d.span.file, d.span.start));
     Compilation { program, diagnostics: diags, report }
+}
+
+/// The warnings a rulebook may allow in its header (`allow W0008 "reason";`, language.md
+/// 3). W0006 (a file skipped) concerns the directory read, not the rulebook. W0007 comes
+/// from `check --text`, which leaves it out by the same list (`Report::allowed`).
+pub const ALLOWABLE_WARNINGS: &[&str] = &["W0001", "W0002", "W0003", "W0004", "W0005", "W0007", "W0008"];
+
+/// Leave out the warnings of each `allow` of the header, counting them in the report; an
+/// `allow` of an error, of an unknown code or without a reason is E0250.
+fn allow_warnings(book: &kriegsspiel_dsl::ast::Rulebook, diags: &mut Vec<Diagnostic>, report: &mut Report) {
+    for h in &book.headers {
+        for (code, reason) in &h.allows {
+            let c = code.name.as_str();
+            let refused = if ALLOWABLE_WARNINGS.contains(&c) {
+                reason.trim().is_empty().then(|| "an `allow` needs its reason, in words".to_string())
+            } else if c.starts_with('E') || c.starts_with('R') {
+                Some(format!("`{c}` is an error: only warnings can be allowed"))
+            } else if c == "W0006" {
+                Some("W0006 (a file skipped) concerns the files read, not the rulebook".to_string())
+            } else {
+                Some(format!("`{c}` is not a warning code"))
+            };
+            if let Some(m) = refused {
+                diags.push(
+                    Diagnostic::error("E0250", code.span, m).with_note(format!(
+                        "warnings that can be allowed: {}",
+                        ALLOWABLE_WARNINGS.join(", ")
+                    )),
+                );
+                continue;
+            }
+            let before = diags.len();
+            diags.retain(|d| d.is_error() || d.code != c);
+            report.allowed.push(report::Allowed {
+                code: c.to_string(),
+                reason: reason.clone(),
+                count: before - diags.len(),
+            });
+        }
+    }
 }
 
 /// What compiling one optional layer's configuration gives: its report, the paragraphs

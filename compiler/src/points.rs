@@ -104,7 +104,7 @@ pub(crate) fn compile_points(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Fu
 }
 
 /// The phase names that some `phase NAME(...)` statement starts, anywhere.
-fn phase_names(decls: &[Decl]) -> BTreeSet<String> {
+pub(crate) fn phase_names(decls: &[Decl]) -> BTreeSet<String> {
     fn walk(b: &Block, out: &mut BTreeSet<String>) {
         for s in &b.stmts {
             match &s.kind {

@@ -42,6 +42,18 @@ pub struct Report {
     /// exists; `report` shows what encodes each paragraph.
     #[serde(skip)]
     pub anchors: Vec<(String, kriegsspiel_dsl::ast::Span)>,
+    /// Warnings the rulebook allows (`allow W0008 "reason";`), each with how many
+    /// `check` left out.
+    pub allowed: Vec<Allowed>,
+}
+
+/// One `allow` of the header: the code, the rulebook's reason, and how many warnings of
+/// that code were left out.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Allowed {
+    pub code: String,
+    pub reason: String,
+    pub count: usize,
 }
 
 /// The kinds a `finding` may have (docs/language.md 6.19b).
@@ -149,6 +161,15 @@ impl Report {
             s.push_str(&format!("    §{para} {what}: {reason}\n"));
         }
         s.push_str(&format!("  rulings: {}\n", self.rulings.len()));
+        if !self.allowed.is_empty() {
+            s.push_str(&format!(
+                "  allowed warnings: {}\n",
+                self.allowed.iter().map(|a| a.count).sum::<usize>()
+            ));
+            for a in &self.allowed {
+                s.push_str(&format!("    {} ×{}: {}\n", a.code, a.count, a.reason));
+            }
+        }
         if !self.findings.is_empty() {
             let mut kinds: Vec<String> = Vec::new();
             for k in FINDING_KINDS {

@@ -64,6 +64,8 @@ pub struct Header {
     pub faces: Option<IntRange>,
     /// `external KRO "title";`: books the text cites without containing them.
     pub externals: Vec<(Ident, String)>,
+    /// `allow W0008 "reason";`: warnings the rulebook accepts, each with its reason.
+    pub allows: Vec<(Ident, String)>,
     pub span: Span,
 }
 

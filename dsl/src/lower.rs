@@ -261,6 +261,7 @@ impl Lowerer {
         let mut parts = Vec::new();
         let mut faces = None;
         let mut externals = Vec::new();
+        let mut allows = Vec::new();
         for f in k.rest() {
             let f = Kids::of(f).next();
             match f.as_rule() {
@@ -272,6 +273,12 @@ impl Lowerer {
                     let title = self.string(e.next());
                     externals.push((name, title));
                 }
+                Rule::allow_decl => {
+                    let mut e = Kids::of(f);
+                    let code = self.ident(e.next());
+                    let reason = self.string(e.next());
+                    allows.push((code, reason));
+                }
                 _ => {
                     let mut d = Kids::of(f);
                     dice = Some(self.dice(d.next()));
@@ -279,7 +286,7 @@ impl Lowerer {
                 }
             }
         }
-        Header { title, numbering, dice, parts, faces, externals, span }
+        Header { title, numbering, dice, parts, faces, externals, allows, span }
     }
 
     fn contents_entry(&mut self, p: P) -> ContentsEntry {

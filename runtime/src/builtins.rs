@@ -301,6 +301,9 @@ impl<'p> Vm<'p> {
                 Value::List(l)
             }
             Builtin::Flag => Value::Bool(self.flags.get(idx(a(0))?).copied().unwrap_or(false)),
+            Builtin::InPhase => {
+                Value::Bool(self.state.phase != u32::MAX && idx(a(0))? == self.state.phase as usize)
+            }
             Builtin::Ruling => {
                 let r = idx(a(0))?;
                 let alt = idx(a(1))?;

@@ -301,6 +301,95 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
     Ok(GameOutcome { result, stats, final_state: vm.state, log: vm.log, profile, fired })
 }
 
+/// The example's situation set up and its procedures run: the VM ready to evaluate
+/// expectations, or the outcome of a run that stopped with a runtime error. `logged`:
+/// record the run's events (for the trace of a failed example).
+fn example_vm<'p>(
+    prog: &'p Program,
+    ex: &ExampleRun,
+    logged: bool,
+    record_dice: bool,
+) -> Result<(Vm<'p>, Option<RuntimeError>), (ExampleOutcome, Vec<bool>)> {
+    let si = ex.scenario.unwrap_or(0);
+    let Some(scenario) = prog.scenarios.get(si) else {
+        return Err((
+            ExampleOutcome::Error(RuntimeError::new("R0012", "examples need a scenario")),
+            Vec::new(),
+        ));
+    };
+    let mut state = State::new(prog, scenario);
+    // Examples start from an empty map holding only the placed units.
+    for u in state.units.iter_mut() {
+        u.status = crate::state::UnitStatus::Pending;
+        u.hex = crate::state::OFF_MAP;
+    }
+    for &(u, h) in ex.places {
+        if let Some(us) = state.units.get_mut(u as usize) {
+            us.status = crate::state::UnitStatus::OnMap;
+            us.hex = h;
+        }
+    }
+    for &(u, facing, face) in ex.starts {
+        if let Some(us) = state.units.get_mut(u as usize) {
+            us.facing = facing;
+            us.face = face;
+        }
+    }
+    state.turn = scenario.first_turn;
+    let agents: Vec<Box<dyn Agent>> =
+        (0..prog.sides.len()).map(|i| Box::new(HeuristicAgent::new(0, i as u8)) as Box<dyn Agent>).collect();
+    let rulings: Vec<usize> = match &ex.rulings {
+        Some(r) if r.len() == prog.rulings.len() => r.clone(),
+        _ => prog.rulings.iter().map(|r| r.default).collect(),
+    };
+    let mut vm = Vm::new(prog, state, si, 0, agents, Log::new(logged), rulings, 10_000_000);
+    vm.forced_dice = ex.dice.iter().copied().collect();
+    if record_dice {
+        vm.dice_record = Some(Vec::new());
+    }
+    // Examples set situations up by hand: they do not check invariants (6.17d).
+    vm.check_invariants = false;
+    // Optional layers compiled in are in play in their examples.
+    vm.options = prog.options_compiled_in();
+    for (f, args) in &ex.calls {
+        match vm.call(*f, args) {
+            Ok(_) => {}
+            Err(Halt::End(_)) => break,
+            Err(Halt::Error(e)) => return Ok((vm, Some(e))),
+        }
+    }
+    Ok((vm, None))
+}
+
+/// What a failed example shows: the values of `probes` (functions of no parameters,
+/// evaluated after the example's run, as its expectations are: the two sides of a
+/// failed comparison), each as a label (`0203`, `"1st Foot"`, `3`) or the runtime
+/// error that stopped it, and the events the run logged (JSON Lines, the run log's
+/// shape), which the rules that produced the values wrote.
+pub struct ExampleDetail {
+    pub values: Vec<Result<String, RuntimeError>>,
+    pub events: Vec<String>,
+}
+
+/// Run an example again with its events logged, and evaluate `probes` after it. A run
+/// that stops with a runtime error gives no values (the error is already its outcome).
+pub fn example_detail(prog: &Program, ex: &ExampleRun, probes: &[crate::program::FnId]) -> ExampleDetail {
+    let mut vm = match example_vm(prog, ex, true, false) {
+        Ok((vm, None)) => vm,
+        _ => return ExampleDetail { values: Vec::new(), events: Vec::new() },
+    };
+    let events = std::mem::take(&mut vm.log.lines);
+    let values = probes
+        .iter()
+        .map(|&f| match vm.call(f, &[]) {
+            Ok(v) => Ok(vm.label_string(v)),
+            Err(Halt::Error(e)) => Err(e),
+            Err(Halt::End(_)) => Err(RuntimeError::new("R0012", "the game ended while evaluating")),
+        })
+        .collect();
+    ExampleDetail { values, events }
+}
+
 /// Run an example: place units, force dice, call procedures in order, evaluate expectations.
 /// `expects` are functions returning Bool. Returns the failed expectations' indices.
 pub struct ExampleRun<'a> {
@@ -401,57 +490,12 @@ fn run_example_with(
     ex: &ExampleRun,
     enumerate: bool,
 ) -> (ExampleOutcome, Vec<bool>, Option<Vec<crate::dice::RolledDie>>, String) {
-    let si = ex.scenario.unwrap_or(0);
-    let Some(scenario) = prog.scenarios.get(si) else {
-        let e = RuntimeError::new("R0012", "examples need a scenario");
-        return (ExampleOutcome::Error(e), Vec::new(), None, String::new());
+    let (mut vm, error) = match example_vm(prog, ex, enumerate, enumerate) {
+        Ok(x) => x,
+        Err((outcome, read)) => return (outcome, read, None, String::new()),
     };
-    let mut state = State::new(prog, scenario);
-    // Examples start from an empty map holding only the placed units.
-    for u in state.units.iter_mut() {
-        u.status = crate::state::UnitStatus::Pending;
-        u.hex = crate::state::OFF_MAP;
-    }
-    for &(u, h) in ex.places {
-        if let Some(us) = state.units.get_mut(u as usize) {
-            us.status = crate::state::UnitStatus::OnMap;
-            us.hex = h;
-        }
-    }
-    for &(u, facing, face) in ex.starts {
-        if let Some(us) = state.units.get_mut(u as usize) {
-            us.facing = facing;
-            us.face = face;
-        }
-    }
-    state.turn = scenario.first_turn;
-    let agents: Vec<Box<dyn Agent>> =
-        (0..prog.sides.len()).map(|i| Box::new(HeuristicAgent::new(0, i as u8)) as Box<dyn Agent>).collect();
-    let rulings: Vec<usize> = match &ex.rulings {
-        Some(r) if r.len() == prog.rulings.len() => r.clone(),
-        _ => prog.rulings.iter().map(|r| r.default).collect(),
-    };
-    let mut vm = Vm::new(prog, state, si, 0, agents, Log::new(enumerate), rulings, 10_000_000);
-    vm.forced_dice = ex.dice.iter().copied().collect();
-    if enumerate {
-        vm.dice_record = Some(Vec::new());
-    }
-    // Examples set situations up by hand: they do not check invariants (6.17d).
-    vm.check_invariants = false;
-    // Optional layers compiled in are in play in their examples.
-    vm.options = prog.options_compiled_in();
+    let mut error = error;
     let mut failed = Vec::new();
-    let mut error = None;
-    for (f, args) in &ex.calls {
-        match vm.call(*f, args) {
-            Ok(_) => {}
-            Err(Halt::End(_)) => break,
-            Err(Halt::Error(e)) => {
-                error = Some(e);
-                break;
-            }
-        }
-    }
     // The expectations are evaluations: not in the log.
     vm.log.set_enabled(false);
     if error.is_none() {
@@ -473,5 +517,5 @@ fn run_example_with(
         None => ExampleOutcome::Failed(failed),
     };
     let log = vm.log.text();
-    (outcome, vm.rulings_read, vm.dice_record.take(), log)
+    (outcome, vm.rulings_read.clone(), vm.dice_record.take(), log)
 }

@@ -684,7 +684,7 @@ impl<'p> crate::vm::Vm<'p> {
     fn note_other(&mut self, b: crate::op::Builtin) {
         use crate::op::Builtin as B;
         match b {
-            B::Turn | B::Phasing | B::Exited | B::CupSize | B::DeckSize | B::DiscardSize => {
+            B::Turn | B::Phasing | B::InPhase | B::Exited | B::CupSize | B::DeckSize | B::DiscardSize => {
                 self.rec.global = true
             }
             // Fixed for the whole game (options, flags and rulings are compared too).

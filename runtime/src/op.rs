@@ -231,6 +231,9 @@ pub enum Builtin {
     RetreatTo,
     /// `retreat_ends(unit, n) -> List<Hex>`: where a legal retreat of `n` ends, in map order.
     RetreatEnds,
+    /// `in_phase(Phase) -> Bool`: is the innermost phase being played this one? The
+    /// argument is the phase name's index in the string pool (as `PhaseBegin`'s).
+    InPhase,
 }
 
 /// One instruction. Comments give the effect on registers `r[..]`.

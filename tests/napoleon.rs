@@ -53,9 +53,10 @@ fn napoleon_lists_both_parts_and_checks_clean() {
         assert!(r.encoded.iter().any(|e| e == p), "{p} encoded");
     }
     // The Campaign Game's administration is encoded in its optional layer (E[92.],
-    // E[110.]); its Administrative March is not yet (E[135.]).
+    // E[110.]) with its Administrative March (E[135.]); its bridges are not yet (E[138.]).
     assert!(r.encoded.iter().any(|e| e == "Exclusive[110.]"));
-    assert!(r.missing.iter().any(|e| e == "Exclusive[135.]"));
+    assert!(r.encoded.iter().any(|e| e == "Exclusive[135.]"));
+    assert!(r.missing.iter().any(|e| e == "Exclusive[138.]"));
     let layers: Vec<(&str, bool)> = r.layers.iter().map(|l| (l.0.as_str(), l.2)).collect();
     assert_eq!(
         layers,
@@ -338,7 +339,8 @@ fn napoleon_repulse_in_pursuit_and_forced_march() {
                 let paid = lines[..i]
                     .iter()
                     .rev()
-                    .take(4)
+                    // (After the leaders' reveal, S[21.]: a few marks.)
+                    .take(10)
                     .any(|w| w["track"] == "allowance" && w["of"] == x && w["by"] == -2);
                 assert!(paid, "seed {seed}: {x} paid no MP for the attempt");
                 // One SP lost.
@@ -480,8 +482,14 @@ fn napoleon_forces_join_a_retreat() {
             out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
         for (i, v) in lines.iter().enumerate() {
             let msg = v["message"].as_str().unwrap_or_default();
-            let Some((x, rest)) = msg.split_once(" joins the retreat of [") else { continue };
+            let Some((_, rest)) = msg.split_once(" joins the retreat of [") else { continue };
             joined += 1;
+            // (The note names the joiner's hex only, S[21.]: the retreat that follows names it.)
+            let x = lines[i + 1..]
+                .iter()
+                .find(|w| w["type"] == "retreat")
+                .and_then(|w| w["unit"].as_str())
+                .expect("the joiner retreats");
             assert_eq!(v["para"], "Standard[178.]");
             let loser = rest.split(']').next().unwrap_or_default().split(',').next().unwrap_or_default();
             let loser = loser.trim_matches('"');
@@ -582,6 +590,9 @@ fn napoleon_multi_hex_force_marches() {
                     v["to"].as_str().expect("to").to_string(),
                 );
             }
+            if v["type"] == "remove" {
+                pos.remove(v["unit"].as_str().expect("unit"));
+            }
             if let Some(p) = v["path"].as_array().and_then(|p| p.last()) {
                 pos.insert(
                     v["unit"].as_str().expect("unit").to_string(),
@@ -594,14 +605,36 @@ fn napoleon_multi_hex_force_marches() {
                 }
             }
             let msg = v["message"].as_str().unwrap_or_default();
-            if let Some((lead, rest)) = msg.split_once(" marches with [") {
+            // (The notes name hexes only, S[21.]: the leader standing there is the Force.)
+            let leader_at = |pos: &BTreeMap<String, String>, hex: &str| -> String {
+                let at: Vec<&String> = pos
+                    .iter()
+                    .filter(|(u, h)| {
+                        h.as_str() == hex
+                            && !u.contains("Supply Source")
+                            && !u.contains("Garrison")
+                            && !u.contains("Center of Operations")
+                    })
+                    .map(|(u, _)| u)
+                    .collect();
+                assert_eq!(at.len(), 1, "seed {seed}: one leader at {hex}: {at:?}");
+                at[0].clone()
+            };
+            if let Some(rest) =
+                msg.strip_prefix("the Force at ").filter(|m| m.contains(" marches with the Forces at ["))
+            {
                 marches += 1;
-                let subs = rest.split(']').next().unwrap_or_default();
-                let subs = subs.split(',').map(|s| s.trim_matches('"').to_string()).collect();
-                pending = Some((lead.to_string(), subs, Vec::new(), 0));
+                let (lead, subs) = rest.split_once(" marches with the Forces at [").expect("march");
+                let subs = subs.split(']').next().unwrap_or_default();
+                let subs = subs.split(',').map(|h| leader_at(&pos, h.trim_matches('"'))).collect();
+                pending = Some((leader_at(&pos, lead), subs, Vec::new(), 0));
             }
-            if let Some((s, _)) = msg.split_once(" finds no end next to ") {
-                pending.as_mut().expect("in a march").2.push(s.to_string());
+            if let Some(rest) =
+                msg.strip_prefix("the Force at ").filter(|m| m.contains(" finds no end next to "))
+            {
+                let hex = rest.split(' ').next().expect("hex");
+                let s = leader_at(&pos, hex);
+                pending.as_mut().expect("in a march").2.push(s);
             }
         }
     }
@@ -771,10 +804,16 @@ fn napoleon_subordinates_consolidate_and_drop_off() {
             let mut in_portrait: BTreeMap<String, String> = BTreeMap::new();
             for (i, v) in vals.iter().enumerate() {
                 let msg = v["message"].as_str().unwrap_or_default();
-                if let Some((lead, rest)) = msg.split_once(" takes ") {
-                    let sub = rest.split(" into his portrait").next().expect("sub").to_string();
+                // (The notes name hexes only, S[21.]: the units are named by the events.)
+                if msg.contains(" takes a Subordinate Leader into his portrait") {
+                    let sub = vals[i + 1..]
+                        .iter()
+                        .find(|w| w["type"] == "track" && w["track"] == "cmd")
+                        .and_then(|w| w["of"].as_str())
+                        .expect("sub")
+                        .to_string();
                     takes += 1;
-                    in_portrait.insert(sub, lead.to_string());
+                    in_portrait.insert(sub, msg.to_string());
                 }
                 if v["type"] == "move" {
                     let u = v["unit"].as_str().expect("unit");
@@ -788,22 +827,27 @@ fn napoleon_subordinates_consolidate_and_drop_off() {
                         in_portrait.remove(u);
                     }
                 }
-                if let Some((lead, rest)) = msg.split_once(" drops ") {
+                if let Some(rest) = msg
+                    .strip_prefix("the Force at ")
+                    .filter(|m| m.contains(" drops a Subordinate Leader off"))
+                {
                     drops += 1;
-                    let (sub, hex) = rest.split_once(" off at ").expect("drop");
-                    let hex = hex.split(' ').next().expect("hex");
-                    // Placed in the hex the Force Leader is passing through.
+                    let hex = rest.split(' ').next().expect("hex");
+                    // Placed (from the portrait, off the map) in the hex the Force Leader is
+                    // passing through: his last step entered it.
                     let placed = vals[..i]
                         .iter()
                         .rev()
-                        .find(|w| w["type"] == "move" && w["unit"] == sub)
+                        .find(|w| w["type"] == "move" && w["from"].is_null())
                         .expect("placed");
                     assert_eq!(placed["to"], hex, "seed {seed}");
+                    let sub = placed["unit"].as_str().expect("sub");
                     let at = vals[..i]
                         .iter()
                         .rev()
-                        .find(|w| w["type"] == "move" && w["unit"] == lead)
+                        .find(|w| w["type"] == "move" && !w["from"].is_null())
                         .expect("lead moved");
+                    let lead = at["unit"].as_str().expect("lead");
                     assert_eq!(at["to"], hex, "seed {seed}: {lead} is not in the drop-off hex");
                     // It stays for the rest of the Phase; a march of the Movement Phase rolls
                     // its attrition once, for the whole Force (the lookup of S[118.]'s
@@ -888,13 +932,24 @@ fn napoleon_organization_segment() {
             out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
         for (i, v) in vals.iter().enumerate() {
             let msg = v["message"].as_str().unwrap_or_default();
-            if let Some((u, _)) = msg.split_once(" goes to ") {
+            // (The notes name hexes only, S[20.]: the units are named by the track events.)
+            let track_of = |w: &serde_json::Value, t: &str| w["type"] == "track" && w["track"] == t;
+            if msg.contains(" goes to another leader's track") {
+                let u = vals[i + 1..]
+                    .iter()
+                    .find(|w| track_of(w, "cmd"))
+                    .and_then(|w| w["of"].as_str())
+                    .expect("unit");
                 moved += 1;
                 assert!(u != "Durutte" && u != "Franquemont", "seed {seed}: {msg}");
             }
-            if let Some((a, rest)) = msg.split_once(" gives ") {
+            if msg.contains(" gives ") && msg.ends_with(" SPs to another (S[74.])") {
                 gave += 1;
-                let b = rest.split_once(" SPs to ").expect("to").1.trim_end_matches(" (S[74.])");
+                let mut sps = vals[i + 1..]
+                    .iter()
+                    .filter(|w| track_of(w, "sp"))
+                    .map(|w| w["of"].as_str().expect("unit"));
+                let (a, b) = (sps.next().expect("giver"), sps.next().expect("receiver"));
                 // (A March Division counter is of its type and nationality.)
                 assert_eq!(
                     kind[a].0.trim_end_matches("MD"),
@@ -907,10 +962,16 @@ fn napoleon_organization_segment() {
                     .expect("the receiver's SPs");
                 assert!(after["value"].as_i64().expect("value") <= kind[b].1, "seed {seed}: {msg} {after}");
             }
-            if let Some((g, rest)) = msg.split_once(" is activated with ") {
+            if msg.contains(" is activated with a unit ") {
                 activated += 1;
-                assert!(g.contains("Major General"), "{msg}");
-                let u = rest.split(" in ").next().expect("unit").split(" on the map").next().expect("unit");
+                let u = vals[..i]
+                    .iter()
+                    .rev()
+                    .find(|w| {
+                        track_of(w, "cmd") && !w["of"].as_str().unwrap_or_default().contains("Major General")
+                    })
+                    .and_then(|w| w["of"].as_str())
+                    .expect("unit");
                 assert!(u != "Durutte" && u != "Franquemont", "seed {seed}: {msg}");
             }
             if msg.contains(" is deactivated") {
@@ -918,9 +979,16 @@ fn napoleon_organization_segment() {
             }
             // S[66.], S[75.], E[22.]: a March Division of the donor's unit type and
             // nationality, the donor keeping an SP.
-            if let Some((v, rest)) = msg.split_once(" makes ") {
+            if msg.contains(" makes a March Division of ") {
                 made += 1;
-                let d = rest.split(" of ").next().expect("division");
+                let sps: Vec<&str> = vals[..i]
+                    .iter()
+                    .rev()
+                    .filter(|w| track_of(w, "sp"))
+                    .take(2)
+                    .map(|w| w["of"].as_str().expect("unit"))
+                    .collect();
+                let (v, d) = (sps[1], sps[0]);
                 assert_eq!(kind[d].0.trim_end_matches("MD"), kind[v].0, "seed {seed}: {msg}");
                 let after = vals[..i]
                     .iter()
@@ -1071,6 +1139,28 @@ fn napoleon_campaign_movement_commands_cost_aps() {
                 } else if let Some(n) = now("pays one AP for the change of Supply Source") {
                     assert_eq!(n, level[side] - 1, "seed {seed}: {m}");
                     level.insert(side.to_string(), n);
+                } else if m.starts_with(&format!("{side} puts the Force at "))
+                    && m.contains("under an Administrative March for one AP")
+                {
+                    let n: i64 = m
+                        .rsplit(": ")
+                        .next()
+                        .and_then(|t| t.split_whitespace().next())
+                        .expect("n")
+                        .parse()
+                        .expect("n");
+                    assert_eq!(n, level[side] - 1, "seed {seed}: {m}");
+                    level.insert(side.to_string(), n);
+                } else if m.starts_with(&format!("the {side} pay one AP to keep")) {
+                    let n: i64 = m
+                        .rsplit(": ")
+                        .next()
+                        .and_then(|t| t.split_whitespace().next())
+                        .expect("n")
+                        .parse()
+                        .expect("n");
+                    assert_eq!(n, level[side] - 1, "seed {seed}: {m}");
+                    level.insert(side.to_string(), n);
                 } else if m.starts_with(&format!("{side} receives ")) && m.contains("APs (2d6") {
                     let got: i64 = m.split_whitespace().nth(2).expect("n").parse().expect("n");
                     let n: i64 = m
@@ -1147,7 +1237,8 @@ fn napoleon_campaign_extended_march() {
     let c = campaign_editing(|_, t| t);
     let prog = c.program.as_ref().expect("compiles");
     let (mut marches, mut added) = (0, 0);
-    for seed in 1..=4 {
+    // (Random players spend APs on Administrative Marches too, E[136.]: more seeds.)
+    for seed in 1..=8 {
         let out = play(prog, &campaign_options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
         assert!(out.result.is_ok());
         let msgs: Vec<String> = out.log.lines.iter().map(|l| field(l, "message")).collect();
@@ -1177,4 +1268,186 @@ fn napoleon_campaign_extended_march() {
         }
     }
     assert!(marches > 0 && added > 0, "{marches} {added}");
+}
+
+#[test]
+fn napoleon_leaders_hidden_until_revealed() {
+    // S[20.]-S[22.]: a leader moves informational side down; the enemy learns who he is at
+    // Steps 1-2 of a battle (S[146.]), at a repulse attempt (S[131.]) or at his capture
+    // roll (S[33.]), and he is hidden again at the end of the Combat Phase (S[22.]). The
+    // Organization Displays (the combat units) stay concealed (S[20.]). In a side's view
+    // of the log (`run --view SIDE`) no line before an enemy leader's first reveal names
+    // him, and no enemy combat unit is ever named; the full log names them all.
+    let text = std::fs::read_to_string(dir().join("counters.ks")).expect("reads");
+    let mut names: Vec<(String, String, bool)> = Vec::new();
+    for l in text.lines() {
+        let l = l.trim();
+        let side = if l.starts_with("French \"") {
+            "French"
+        } else if l.starts_with("Coalition \"") {
+            "Coalition"
+        } else {
+            continue;
+        };
+        let name = l.split('"').nth(1).expect("name");
+        if name.contains("Supply Source") || name.contains("Garrison") {
+            continue; // the Supply Source markers and garrisons are public (S[58.], E[26.])
+        }
+        let leader = l.contains("MajorGeneral {") || l.contains(" Leader {");
+        names.push((side.to_string(), name.to_string(), leader));
+    }
+    assert!(names.iter().filter(|n| n.2).count() >= 10 && names.iter().filter(|n| !n.2).count() >= 20);
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let cc = campaign_editing(|_, t| t);
+    let cprog = cc.program.as_ref().expect("compiles");
+    let (mut revealed, mut hidden_in_full, mut named_after) = (0, 0, 0);
+    for seed in 1..=4 {
+        for (f, k) in [(AgentKind::Heuristic, AgentKind::Heuristic), (AgentKind::Random, AgentKind::Random)] {
+            for campaign in [false, true] {
+                let (p, o) = if campaign {
+                    (cprog, campaign_options(seed, f.clone(), k.clone()))
+                } else {
+                    (prog, options(seed, f.clone(), k.clone()))
+                };
+                let out = play(p, &o).expect("plays");
+                assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+                let full: Vec<serde_json::Value> =
+                    out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
+                // The first reveal of each leader in the referee's record; S[22.]: none is
+                // still revealed when a Combat Phase ends.
+                let mut first: BTreeMap<String, usize> = BTreeMap::new();
+                let mut shown: Vec<String> = Vec::new();
+                for (i, v) in full.iter().enumerate() {
+                    if v["marker"] == "Identified" {
+                        let u = v["on"].as_str().expect("on").to_string();
+                        if v["type"] == "mark" {
+                            first.entry(u.clone()).or_insert(i);
+                            shown.push(u);
+                        } else {
+                            shown.retain(|x| *x != u);
+                        }
+                    }
+                    if v["type"] == "phase_end" && v["phase"] == "Combat" {
+                        assert!(
+                            shown.is_empty(),
+                            "seed {seed}: still revealed after the Combat Phase: {shown:?}"
+                        );
+                    }
+                }
+                revealed += first.len();
+                let text = out.log.lines.join("\n");
+                for side in ["French", "Coalition"] {
+                    let view: Vec<String> = kriegsspiel_runtime::view::side_view(p, &text, side)
+                        .expect("a side")
+                        .lines()
+                        .map(String::from)
+                        .collect();
+                    assert_eq!(view.len(), full.len());
+                    // (Line 0 is the header: the rulebook's own supplied reasons.)
+                    for (i, line) in view.iter().enumerate().skip(1) {
+                        for (owner, name, leader) in names.iter().filter(|n| n.0 != side) {
+                            // (The sighting roll's own words name Napoleon, who is not in CB.)
+                            if name == "Napoleon" && line.contains("E[153.]") {
+                                continue;
+                            }
+                            let before = !leader || i < first.get(name).copied().unwrap_or(usize::MAX);
+                            if out.log.lines[i].contains(name.as_str()) {
+                                if before {
+                                    hidden_in_full += 1;
+                                } else {
+                                    named_after += 1;
+                                }
+                            }
+                            assert!(
+                                !(before && line.contains(name.as_str())),
+                                "seed {seed}: the {side} view names {owner}'s {name} before its reveal: {line}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Not vacuous: the full log names them before, and the views name leaders once revealed.
+    assert!(
+        revealed >= 20 && hidden_in_full >= 1000 && named_after >= 20,
+        "{revealed} {hidden_in_full} {named_after}"
+    );
+}
+
+#[test]
+fn napoleon_campaign_administrative_march() {
+    // E[135.]-E[137.]: a Force under an Administrative March (its objective on the
+    // per-unit track admin_obj) moves in its side's Movement Phase before the Movement
+    // Commands, receives no Movement Command and makes no Forced March while the order
+    // stands, and each order's end is logged with its reason (E[137.] A, B or C, or
+    // E[136.] when the Force is no longer a leader with his track). Random and heuristic
+    // games of the Campaign Scenario.
+    let c = campaign_editing(|_, t| t);
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut orders, mut marched, mut ended) = (0, 0, 0);
+    for seed in 1..=4 {
+        for (f, k) in [(AgentKind::Random, AgentKind::Random), (AgentKind::Heuristic, AgentKind::Heuristic)] {
+            let out = play(prog, &campaign_options(seed, f.clone(), k.clone())).expect("plays");
+            assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+            let vals: Vec<serde_json::Value> =
+                out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
+            // Each Force under an order, with its side.
+            let mut ordered: BTreeMap<String, String> = BTreeMap::new();
+            let mut commands_given = false;
+            for (i, v) in vals.iter().enumerate() {
+                if v["type"] == "phase" {
+                    commands_given = false;
+                }
+                let what = v["what"].as_str().unwrap_or_default();
+                if what.starts_with("Force to receive a Movement Command") {
+                    commands_given = true;
+                    if let Some(x) = v["choice"].as_str() {
+                        assert!(
+                            !ordered.contains_key(x),
+                            "seed {seed}: {x} under an order receives a Command"
+                        );
+                    }
+                }
+                if v["type"] == "track" && v["track"] == "admin_obj" {
+                    let x = v["of"].as_str().expect("of").to_string();
+                    let n = v["value"].as_i64().expect("value");
+                    if n > 0 {
+                        orders += 1;
+                        assert_eq!(v["phase"], "Command", "seed {seed}: {v}");
+                        ordered.insert(x, v["side"].as_str().expect("side").to_string());
+                    } else {
+                        ended += 1;
+                        // The end is logged at once with its reason.
+                        let why = vals[i + 1..]
+                            .iter()
+                            .find(|w| w["type"] == "note")
+                            .and_then(|w| w["message"].as_str())
+                            .unwrap_or_default();
+                        assert!(
+                            ["(E[137.] A)", "(E[137.] B)", "(E[137.] C)", "(E[136.])"]
+                                .iter()
+                                .any(|r| why.contains(r)),
+                            "seed {seed}: {x}'s order ends: {why}"
+                        );
+                        ordered.remove(&x);
+                    }
+                }
+                if v["type"] == "move" && v["phase"] == "Movement" {
+                    let x = v["unit"].as_str().expect("unit");
+                    if ordered.get(x).is_some_and(|o| *o == v["side"]) && !v["from"].is_null() {
+                        // An ordered Force moves before the Commands of the phase.
+                        assert!(!commands_given, "seed {seed}: {x} under an order moves after the Commands");
+                        marched += 1;
+                    }
+                }
+                if v["type"] == "mark" && v["marker"] == "ForceMarching" {
+                    let x = v["on"].as_str().expect("on");
+                    assert!(!ordered.contains_key(x), "seed {seed}: {x} under an order makes a Forced March");
+                }
+            }
+        }
+    }
+    assert!(orders >= 10 && marched >= 20 && ended >= 5, "{orders} {marched} {ended}");
 }

@@ -109,18 +109,14 @@ impl<'p> Vm<'p> {
                 let u = unit(a(0))?;
                 let m = self.mode_index(a(1))?;
                 let reach = self.reach_all_by(u, Some(m))?;
-                let l = self.new_list();
-                self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
-                Value::List(l)
+                self.hex_list(&reach)
             }
             Builtin::ReachableFromBy => {
                 let u = unit(a(0))?;
                 let start = hex(a(1))?;
                 let m = self.mode_index(a(2))?;
                 let reach = self.reach_compute_from(u, start, Some(m))?;
-                let l = self.new_list();
-                self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
-                Value::List(l)
+                self.hex_list(&reach)
             }
             Builtin::RouteBy => {
                 let u = unit(a(0))?;
@@ -137,9 +133,7 @@ impl<'p> Vm<'p> {
                 let u = unit(a(0))?;
                 let start = hex(a(1))?;
                 let reach = self.reach_compute_from(u, start, None)?;
-                let l = self.new_list();
-                self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
-                Value::List(l)
+                self.hex_list(&reach)
             }
             Builtin::Arrivals => {
                 let s = side(a(0))?;
@@ -642,9 +636,14 @@ impl<'p> Vm<'p> {
 
     fn reachable(&mut self, u: u16) -> Exec<Value> {
         let reach = self.reach_all(u)?;
+        Ok(self.hex_list(&reach))
+    }
+
+    /// The hexes a search reached, in its order, as a new list.
+    pub(crate) fn hex_list(&mut self, reach: &[geo::Reach]) -> Value {
         let l = self.new_list();
         self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
-        Ok(Value::List(l))
+        Value::List(l)
     }
 
     /// Every hex unit `u` can reach by the movement hooks, with routes.

@@ -517,5 +517,5 @@ fn run_example_with(
         None => ExampleOutcome::Failed(failed),
     };
     let log = vm.log.text();
-    (outcome, vm.rulings_read.clone(), vm.dice_record.take(), log)
+    (outcome, std::mem::take(&mut vm.rulings_read), vm.dice_record.take(), log)
 }

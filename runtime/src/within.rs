@@ -24,9 +24,7 @@ impl Vm<'_> {
         let reach = self.hooked_search(start, budget, 0, None, |vm, from, to, _| {
             vm.call(f, &[Value::Unit(u), Value::Hex(from.0), Value::Hex(to.0)])
         })?;
-        let l = self.new_list();
-        self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
-        Ok(Value::List(l))
+        Ok(self.hex_list(&reach))
     }
 
     /// Is unit `u` placed `arrives turn N at HEX` in this scenario (brought on by the
@@ -51,8 +49,6 @@ impl Vm<'_> {
         let reach = self.hooked_search(start, budget, 0, None, |vm, from, to, _| {
             vm.call(f, &[Value::Side(side), Value::Hex(from.0), Value::Hex(to.0)])
         })?;
-        let l = self.new_list();
-        self.lists[l as usize].extend(reach.iter().map(|r| Value::Hex(r.hex.0)));
-        Ok(Value::List(l))
+        Ok(self.hex_list(&reach))
     }
 }

@@ -372,7 +372,11 @@ impl Account {
                     Some(v) => format!(" of {}", text(Some(v))),
                 };
                 let value = ev.get("value").map(|v| text(Some(v))).unwrap_or_default();
-                let change = if ev.contains_key("set") {
+                // A track of references has no `by`: it is set to a unit or space, or cleared.
+                let change = if !ev.contains_key("by") && !matches!(ev.get("value"), Some(v) if !v.is_null())
+                {
+                    "cleared".to_string()
+                } else if ev.contains_key("set") || !ev.contains_key("by") {
                     format!("set to {value}")
                 } else {
                     format!("{} → {value}", int(ev, "by").map(signed).unwrap_or_default())

@@ -22,6 +22,34 @@ pub struct Out {
 
 /// `per hex` and `per border` keep a track per map space or per border (the names are
 /// reserved there: not results groups).
+/// A track's range; a track of references keeps "nothing" (-1) up to any index.
+fn track_bounds(values: &TrackValues) -> (i64, i64) {
+    match values {
+        TrackValues::Range(r) => (r.lo, r.hi),
+        TrackValues::Holds(_) => (-1, i64::MAX),
+    }
+}
+
+/// What a track of references holds (`: Unit`, `: Hex`, `: Side`, `: Country`); E0102
+/// for any other name.
+fn track_holds(values: &TrackValues, env: &Env, diags: &mut Vec<Diagnostic>, para: &str) -> Holds {
+    let TrackValues::Holds(t) = values else { return Holds::Int };
+    match t.name.as_str() {
+        "Unit" => Holds::Unit,
+        "Hex" => Holds::Hex,
+        "Side" => Holds::Side,
+        g if env.groups.iter().any(|x| x.0 == g) => Holds::Code,
+        other => {
+            diags.push(
+                Diagnostic::error("E0102", t.span, format!("a track cannot hold `{other}`"))
+                    .with_note("a track holds numbers (`0..10`), or references: `Unit`, `Hex`, `Side` or a results group")
+                    .with_paragraph(para.to_string()),
+            );
+            Holds::Int
+        }
+    }
+}
+
 fn track_key(per_group: Option<&Ident>) -> SpaceKey {
     match per_group.map(|g| g.name.as_str()) {
         Some("hex") => SpaceKey::Space,
@@ -301,15 +329,15 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             DeclKind::Marker { name, target } if env.declare("marker", name, diags, &para) => {
                 env.markers.push((name.name.clone(), *target));
             }
-            DeclKind::Track { name, per_side, per_unit, per_group, second, range }
+            DeclKind::Track { name, per_side, per_unit, per_group, second, values }
                 if env.declare("track", name, diags, &para) =>
             {
-                env.tracks.push((
-                    name.name.clone(),
-                    *per_side || *per_unit || per_group.is_some(),
-                    range.lo,
-                    range.hi,
-                ));
+                let (lo, hi) = track_bounds(values);
+                env.tracks.push((name.name.clone(), *per_side || *per_unit || per_group.is_some(), lo, hi));
+                env.track_holds.push(match values {
+                    TrackValues::Holds(t) => Some(t.clone()),
+                    TrackValues::Range(_) => None,
+                });
                 env.track_per_unit.push(*per_unit);
                 let key = track_key(per_group.as_ref());
                 env.track_key.push(key);
@@ -795,7 +823,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     // One key, a unit: the view hides the values of other sides' units.
                     Some(i)
                         if cx.env.track_per_unit.get(i).copied().unwrap_or(false)
-                            && cx.env.track_second.get(i).map(|s| s.is_none()).unwrap_or(true) =>
+                            && cx.env.track_second.get(i).map(|s| s.is_none()).unwrap_or(true)
+                            && cx.env.track_holds.get(i).map(|h| h.is_none()).unwrap_or(true) =>
                     {
                         cx.env.used.insert(t.name.clone());
                         if let Some(f) = est(&mut cx, Ty::Int) {
@@ -823,7 +852,10 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         Diagnostic::error(
                             "E0113",
                             t.span,
-                            format!("`{}` is not a per-unit track with one key, a rating or `type`", t.name),
+                            format!(
+                                "`{}` is not a per-unit track of numbers with one key, a rating or `type`",
+                                t.name
+                            ),
                         )
                         .with_paragraph(para.clone()),
                     ),
@@ -1362,7 +1394,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 prog.markers.push(MarkerDef { name: name.name.clone(), on, para: p });
             }
         }
-        if let DeclKind::Track { name, per_side, per_unit, per_group, second, range } = &d.kind {
+        if let DeclKind::Track { name, per_side, per_unit, per_group, second, values } = &d.kind {
             let p = env.para(&first_para(d));
             let key = track_key(per_group.as_ref());
             let second = match second {
@@ -1402,8 +1434,9 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     per_unit: *per_unit,
                     key,
                     second,
-                    lo: range.lo,
-                    hi: range.hi,
+                    lo: track_bounds(values).0,
+                    hi: track_bounds(values).1,
+                    holds: track_holds(values, &env, diags, &first_para(d)),
                     para: p,
                 });
             }

@@ -53,6 +53,8 @@ pub struct Env {
     pub track_key: Vec<kriegsspiel_runtime::program::SpaceKey>,
     /// The second key of each track with two keys (`track t per side per Border`).
     pub track_second: Vec<Option<TrackKey>>,
+    /// What a track holds when it holds references (`: Unit`), by track index.
+    pub track_holds: Vec<Option<Ident>>,
     pub terrain_attrs: Vec<(String, Ty)>,
     pub hexside_attrs: Vec<(String, Ty)>,
     pub terrains: Vec<String>,

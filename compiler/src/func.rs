@@ -939,6 +939,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.cx.env.used.insert(name.name.clone());
                 self.call_user(&sig, name, args, span);
             }
+            StmtKind::ClearTrack { track, index } => {
+                let keys: Vec<&Expr> = index.iter().collect();
+                self.track_clear(track, &keys, span);
+            }
             StmtKind::SetTrack { track, index, value } => {
                 let keys: Vec<&Expr> = index.iter().collect();
                 self.track_put(track, &keys, value, false, span);
@@ -1066,6 +1070,12 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     return;
                 };
                 self.cx.env.used.insert(track.name.clone());
+                if let Some(t) = self.track_holds_ty(ti) {
+                    let g = self.cx.env.group_names();
+                    let m = format!("track `{}` holds a {}: `set` it or `clear` it", track.name, t.name(&g));
+                    self.error(err("E0301", span, m));
+                    return;
+                }
                 let per_side = self.cx.env.tracks[ti].1;
                 let idx_ty = self.track_index_ty(ti);
                 let side = match (index, per_side) {
@@ -1929,6 +1939,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
             let dst = self.dst();
             self.emit(Op::TrackGet { dst, track: ti as u16, side: NO_REG });
+            if let Some(t) = self.track_holds_ty(ti) {
+                return Self::out(dst, t, Iv::ANY);
+            }
             return Self::out(dst, Ty::Int, Iv::new(lo, hi));
         }
         let mut cands: Vec<String> = self.locals.iter().map(|l| l.name.clone()).collect();
@@ -2238,6 +2251,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 };
                 let dst = self.dst();
                 self.emit(Op::TrackGet2 { dst, track: ti as u16, a: ra, b: rb });
+                if let Some(t) = self.track_holds_ty(ti) {
+                    return Self::out(dst, t, Iv::ANY);
+                }
                 return Self::out(dst, Ty::Int, Iv::new(lo, hi));
             }
             let idx_ty = self.track_index_ty(ti);
@@ -2245,6 +2261,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
             self.expect_ty(&s, &idx_ty, a.span, "track index");
             let dst = self.dst();
             self.emit(Op::TrackGet { dst, track: ti as u16, side: s.reg });
+            if let Some(t) = self.track_holds_ty(ti) {
+                return Self::out(dst, t, Iv::ANY);
+            }
             return Self::out(dst, Ty::Int, Iv::new(lo, hi));
         }
         let cands: Vec<String> =
@@ -2680,9 +2699,50 @@ impl<'c, 'a> FnCx<'c, 'a> {
             return;
         }
         let Some((ti, a, b)) = self.track_keys(track, keys, span) else { return };
+        let held = self.track_holds_ty(ti);
+        if let (true, Some(t)) = (add, &held) {
+            let g = self.cx.env.group_names();
+            let m = format!("track `{}` holds a {}: `set` it or `clear` it", track.name, t.name(&g));
+            self.error(err("E0301", span, m));
+            return;
+        }
         let v = self.expr(value);
-        self.expect_ty(&v, &Ty::Int, value.span, if add { "adjustment" } else { "track value" });
+        let want = held.unwrap_or(Ty::Int);
+        self.expect_ty(&v, &want, value.span, if add { "adjustment" } else { "track value" });
         self.emit(Op::TrackPut { track: ti as u16, a, b, v: v.reg, add });
+    }
+
+    /// `clear t;` / `clear t[k];`: a track of references emptied.
+    fn track_clear(&mut self, track: &Ident, keys: &[&Expr], span: Span) {
+        if !self.effect_allowed(span, "`clear`") {
+            return;
+        }
+        let Some((ti, a, b)) = self.track_keys(track, keys, span) else { return };
+        if self.track_holds_ty(ti).is_none() {
+            let m = format!(
+                "track `{}` holds numbers: `clear` empties a track of references; use `set`",
+                track.name
+            );
+            self.error(err("E0301", span, m));
+            return;
+        }
+        let v = self.load(Value::Nil);
+        self.emit(Op::TrackPut { track: ti as u16, a, b, v, add: false });
+    }
+
+    /// The type of the references a track holds (`track t per unit: Unit`); None for a
+    /// track of numbers.
+    fn track_holds_ty(&self, ti: usize) -> Option<Ty> {
+        let name = self.cx.env.track_holds.get(ti)?.as_ref()?;
+        Some(match name.name.as_str() {
+            "Unit" => Ty::Unit,
+            "Hex" => Ty::Hex,
+            "Side" => Ty::Side,
+            g => match self.cx.env.groups.iter().position(|x| x.0 == g) {
+                Some(gi) => Ty::Code(gi),
+                None => Ty::Error,
+            },
+        })
     }
 
     /// The type a track is indexed by: a unit, a side, or a code of its `results` group.

@@ -115,6 +115,14 @@ pub fn scenario(
             ));
             continue;
         }
+        if env.track_holds.get(t).is_some_and(|h| h.is_some()) {
+            diags.push(e(
+                "E0301",
+                ts.track.span,
+                format!("track `{}` holds references: it starts empty and is filled by `set`", ts.track.name),
+            ));
+            continue;
+        }
         if env.track_per_unit.get(t).copied().unwrap_or(false) {
             diags.push(e(
                 "E0301",

@@ -129,6 +129,15 @@ pub struct Supplied {
     pub span: Span,
 }
 
+/// What a track's slots hold.
+#[derive(Clone, Debug, Serialize)]
+pub enum TrackValues {
+    /// `0..100`: numbers, clamped into the range.
+    Range(IntRange),
+    /// `Unit`, `Hex`, `Side` or a results group: a reference or nothing.
+    Holds(Ident),
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct IntRange {
     pub lo: i64,
@@ -174,7 +183,8 @@ pub enum DeclKind {
         per_group: Option<Ident>,
         /// A second key (`track crossed per side per Border`): one value per pair.
         second: Option<TrackKey>,
-        range: IntRange,
+        /// What each slot holds: a number in a range, or a reference (`: Unit`).
+        values: TrackValues,
     },
     Terrain {
         name: Ident,
@@ -713,6 +723,11 @@ pub enum StmtKind {
     Set {
         name: Ident,
         value: Expr,
+    },
+    /// `clear t;` / `clear t[k];`: a track holding references emptied.
+    ClearTrack {
+        track: Ident,
+        index: Vec<Expr>,
     },
     /// `set t[k] = e;` / `set t[a, b] = e;`: a keyed track set to a value.
     SetTrack {

@@ -399,8 +399,13 @@ impl Lowerer {
                     Some(TrackKey::Group(g)) => Some(g),
                     _ => None,
                 };
-                let range = self.int_range(k.next());
-                DeclKind::Track { name, per_side, per_unit, per_group, second, range }
+                let v = k.next();
+                let values = if v.as_rule() == Rule::track_holds {
+                    TrackValues::Holds(self.ident(v.into_inner().next().expect("track_holds holds a name")))
+                } else {
+                    TrackValues::Range(self.int_range(v))
+                };
+                DeclKind::Track { name, per_side, per_unit, per_group, second, values }
             }
             Rule::terrain_decl | Rule::hexside_decl => {
                 let name = self.ident(k.next());
@@ -1209,6 +1214,13 @@ impl Lowerer {
                 let track = self.ident(k.next());
                 let index = k.next().into_inner().map(|e| self.expr(e)).collect();
                 StmtKind::SetTrack { track, index, value: self.expr(k.next()) }
+            }
+            Rule::clear_stmt => {
+                let _kw = k.next();
+                let track = self.ident(k.next());
+                let index =
+                    k.it.next().map(|ix| ix.into_inner().map(|e| self.expr(e)).collect()).unwrap_or_default();
+                StmtKind::ClearTrack { track, index }
             }
             Rule::let_stmt | Rule::set_stmt => {
                 let name = self.ident(k.next());

@@ -86,6 +86,7 @@ const STMT_KWS: &[&str] = &[
     "play",
     "reshuffle",
     "transfer",
+    "clear",
     "§",
 ];
 const EXPR_START: &[&str] = &[

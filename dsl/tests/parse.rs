@@ -394,7 +394,7 @@ fn sides_rating_classes_unit_marker_track() {
         .collect();
     assert_eq!(targets, [MarkerTarget::Unit, MarkerTarget::Hex, MarkerTarget::Side]);
     match k[9] {
-        DeclKind::Track { name, per_side, per_unit, range, .. } => {
+        DeclKind::Track { name, per_side, per_unit, values: TrackValues::Range(range), .. } => {
             assert!(!per_unit);
             assert_eq!((name.name.as_str(), *per_side, range.lo, range.hi), ("aml", true, 0, 100))
         }
@@ -1399,8 +1399,29 @@ fn state_and_procedure_forms_of_issue_18() {
         k => panic!("{k:?}"),
     }
     match decl("§1 track crossed per side per Border: 0..5").kind {
-        DeclKind::Track { per_side: true, second: Some(TrackKey::Group(g)), range, .. } => {
+        DeclKind::Track {
+            per_side: true,
+            second: Some(TrackKey::Group(g)),
+            values: TrackValues::Range(range),
+            ..
+        } => {
             assert_eq!((g.name.as_str(), range.hi), ("Border", 5))
+        }
+        k => panic!("{k:?}"),
+    }
+    // A track of references: the type in place of the range; `clear` empties it.
+    match decl("§1 track target per unit: Unit").kind {
+        DeclKind::Track { per_unit: true, values: TrackValues::Holds(t), .. } => assert_eq!(t.name, "Unit"),
+        k => panic!("{k:?}"),
+    }
+    match decl("§1 procedure p(u: Unit) { clear target[u]; clear first; }").kind {
+        DeclKind::Procedure { body, .. } => {
+            assert!(
+                matches!(&body.stmts[0].kind, StmtKind::ClearTrack { track, index } if track.name == "target" && index.len() == 1)
+            );
+            assert!(
+                matches!(&body.stmts[1].kind, StmtKind::ClearTrack { track, index } if track.name == "first" && index.is_empty())
+            );
         }
         k => panic!("{k:?}"),
     }

@@ -338,7 +338,7 @@ fn describe(
             push(name, "marker", format!("on {target:?}").to_lowercase());
             named(name, "marker")
         }
-        DeclKind::Track { name, per_side, per_unit, per_group, second, range } => {
+        DeclKind::Track { name, per_side, per_unit, per_group, second, values } => {
             let mut per = if *per_side {
                 " per side".to_string()
             } else if *per_unit {
@@ -352,7 +352,11 @@ fn describe(
                 Some(ast::TrackKey::Group(g)) => per.push_str(&format!(" per {}", g.name)),
                 None => {}
             }
-            push(name, "track", format!("{}..{}{per}", range.lo, range.hi));
+            let held = match values {
+                ast::TrackValues::Range(r) => format!("{}..{}", r.lo, r.hi),
+                ast::TrackValues::Holds(t) => t.name.clone(),
+            };
+            push(name, "track", format!("{held}{per}"));
             named(name, "track")
         }
         DeclKind::Terrain { name, .. } => {

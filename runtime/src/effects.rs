@@ -272,9 +272,14 @@ impl<'p> Vm<'p> {
             Op::TrackGet2 { dst, track, a, b } => {
                 let slot = self.track_slot2(base, track, a, b)?;
                 let v = self.state.tracks[slot];
-                self.set_reg(base, dst, Value::Int(v));
+                let holds = self.prog.tracks.get(track as usize).map(|t| t.holds).unwrap_or_default();
+                self.set_reg(base, dst, holds.value(v));
             }
             Op::TrackPut { track, a, b, v, add } => {
+                let holds = self.prog.tracks.get(track as usize).map(|t| t.holds).unwrap_or_default();
+                if holds != crate::program::Holds::Int {
+                    return self.put_reference(base, track, a, b, v, add).map(|()| pc);
+                }
                 let x = as_int(self.reg(base, v))?;
                 let slot = if b == NO_REG {
                     self.track_index_slot(base, track, a)?
@@ -513,7 +518,8 @@ impl<'p> Vm<'p> {
                 }
                 let slot = self.track_index_slot(base, track, side)?;
                 let v = self.state.tracks[slot];
-                self.set_reg(base, dst, Value::Int(v));
+                let holds = self.prog.tracks.get(track as usize).map(|t| t.holds).unwrap_or_default();
+                self.set_reg(base, dst, holds.value(v));
             }
             Op::Adjust { track, side, by } => {
                 let who = if side == NO_REG { Value::Nil } else { self.reg(base, side) };
@@ -917,6 +923,47 @@ impl<'p> Vm<'p> {
     }
 
     /// The slot of a track with two keys from the key registers.
+    /// `set t[k] = x;` or `clear t[k];` of a track holding references: the slot keeps the
+    /// reference's index (-1 for nothing); the log names the reference.
+    fn put_reference(
+        &mut self,
+        base: usize,
+        track: u16,
+        a: crate::op::Reg,
+        b: crate::op::Reg,
+        v: crate::op::Reg,
+        add: bool,
+    ) -> Result<(), Halt> {
+        let def = &self.prog.tracks[track as usize];
+        let value = self.reg(base, v);
+        let x = match (add, def.holds.slot(value)) {
+            (false, Some(x)) => x,
+            _ => {
+                let m = format!("track `{}` holds {:?}, not {value:?}", def.name, def.holds);
+                return Err(RuntimeError::new("R0002", m).into());
+            }
+        };
+        let slot = if b == NO_REG {
+            self.track_index_slot(base, track, a)?
+        } else {
+            self.track_slot2(base, track, a, b)?
+        };
+        let old = self.state.tracks[slot];
+        self.state.tracks[slot] = x;
+        // Setting the reference the track already holds is not an event.
+        if x != old && self.log.enabled() {
+            let of = match (a == NO_REG, b == NO_REG) {
+                (true, _) => Json::Null,
+                (false, true) => self.label(self.reg(base, a)),
+                (false, false) => json!([self.label(self.reg(base, a)), self.label(self.reg(base, b))]),
+            };
+            let held = if x < 0 { Json::Null } else { self.label(def.holds.value(x)) };
+            let name = def.name.clone();
+            self.event("track", json!({ "track": name, "of": of, "value": held }));
+        }
+        self.check_triggers()
+    }
+
     fn track_slot2(
         &self,
         base: usize,

@@ -182,7 +182,50 @@ pub struct TrackDef {
     pub second: Option<TrackKey>,
     pub lo: i64,
     pub hi: i64,
+    /// What the slots hold: numbers, or references kept as their index (-1 for nothing).
+    #[serde(default)]
+    pub holds: Holds,
     pub para: ParaId,
+}
+
+/// What a track's slots hold (`track target per unit: Unit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Holds {
+    /// Numbers, clamped into the track's range.
+    #[default]
+    Int,
+    Unit,
+    Hex,
+    Side,
+    /// A code of a results group.
+    Code,
+}
+
+impl Holds {
+    /// A slot's number as the value it holds; -1 (any negative) is nothing.
+    pub fn value(self, x: i64) -> Value {
+        match self {
+            Holds::Int => Value::Int(x),
+            _ if x < 0 => Value::Nil,
+            Holds::Unit => u16::try_from(x).map(Value::Unit).unwrap_or(Value::Nil),
+            Holds::Hex => u32::try_from(x).map(Value::Hex).unwrap_or(Value::Nil),
+            Holds::Side => u8::try_from(x).map(Value::Side).unwrap_or(Value::Nil),
+            Holds::Code => u16::try_from(x).map(Value::Sym).unwrap_or(Value::Nil),
+        }
+    }
+    /// A value as the number a slot keeps; None when it is not of the track's kind.
+    pub fn slot(self, v: Value) -> Option<i64> {
+        match (self, v) {
+            (Holds::Int, Value::Int(x)) => Some(x),
+            (Holds::Int, _) => None,
+            (_, Value::Nil) => Some(-1),
+            (Holds::Unit, Value::Unit(u)) => Some(i64::from(u)),
+            (Holds::Hex, Value::Hex(h)) => Some(i64::from(h)),
+            (Holds::Side, Value::Side(s)) => Some(i64::from(s)),
+            (Holds::Code, Value::Sym(c)) => Some(i64::from(c)),
+            _ => None,
+        }
+    }
 }
 
 /// The second key of a track with two keys.

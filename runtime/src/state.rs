@@ -119,7 +119,8 @@ impl State {
             }
             if t.per_unit {
                 // Each counter starts at its rating of the same name (first step), if any.
-                let rating = program.rating_index(&t.name);
+                // A track of references starts empty whatever the counters' ratings.
+                let rating = program.rating_index(&t.name).filter(|_| t.holds == crate::program::Holds::Int);
                 for (u, c) in program.counters.iter().enumerate() {
                     let start = rating
                         .and_then(|r| c.values.get(r))

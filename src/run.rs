@@ -210,6 +210,7 @@ pub(crate) fn cmd_run(a: RunArgs, ui: Ui) -> u8 {
         log: true,
         profile: a.profile,
         invariants: !a.no_invariants,
+        source: Some(a.rulebook.display().to_string()),
         ..GameOptions::default()
     };
     if a.compare {
@@ -252,7 +253,33 @@ fn agent_kinds(agents: &[(String, AgentArg)]) -> Result<BTreeMap<String, AgentKi
 }
 
 fn run_one(prog: &kriegsspiel_runtime::Program, opts: GameOptions, a: &RunArgs, ui: Ui) -> u8 {
-    let outcome = match play(prog, &opts) {
+    // With --log FILE the log is in the file; standard output gets the account only when
+    // asked for (--format text). Without it, the format asked or the default.
+    let shown = match (&a.log, a.format) {
+        (Some(_), Some(RunFormat::Text)) => Some(RunFormat::Text),
+        (Some(_), _) => None,
+        (None, f) => Some(resolve_format(f, false)),
+    };
+    // The full log (no --view) is streamed as the game runs: to the --log file, or to
+    // standard output when that shows the JSON Lines; a view or the account needs the
+    // whole log first.
+    let sink: Option<Box<dyn std::io::Write + Send>> = match (&a.log, &a.view, shown) {
+        (Some(f), None, _) => match std::fs::File::create(f) {
+            Ok(file) => Some(Box::new(std::io::BufWriter::new(file))),
+            Err(e) => {
+                say!("error[E0702]: cannot write {}: {e}", f.display());
+                return 2;
+            }
+        },
+        (None, None, Some(RunFormat::Jsonl)) => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
+        _ => None,
+    };
+    let streamed = sink.is_some();
+    let played = match sink {
+        Some(w) => kriegsspiel_runtime::game::play_streamed(prog, &opts, w),
+        None => play(prog, &opts),
+    };
+    let outcome = match played {
         Ok(o) => o,
         Err(e) => {
             say!("error: {e}");
@@ -263,22 +290,39 @@ fn run_one(prog: &kriegsspiel_runtime::Program, opts: GameOptions, a: &RunArgs, 
         let rows = outcome.profile.iter().map(|(n, c, i, s)| (n.clone(), (*c, *i, *s))).collect();
         print_profile(rows);
     }
-    // The log as the viewing side saw it (--view), else the referee's full record.
-    let text = crate::view::text(prog, a.view.as_deref(), &outcome.log, &a.rulebook);
-    if let Some(f) = &a.log {
+    match (&outcome.log_error, &a.log) {
+        (Some(e), _) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        (Some(e), Some(f)) => {
+            say!("error[E0702]: cannot write {}: {e}", f.display());
+            return 2;
+        }
+        (Some(e), None) => {
+            say!("error[E0702]: cannot write output: {e}");
+            return 2;
+        }
+        (None, _) => {}
+    }
+    // The log as the viewing side saw it (--view), else the referee's full record; a
+    // streamed log is read back from its file only when the account is asked for.
+    let text = match (streamed, &a.log) {
+        (true, Some(f)) if shown == Some(RunFormat::Text) => match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => {
+                say!("error[E0702]: cannot read back {}: {e}", f.display());
+                return 2;
+            }
+        },
+        (true, _) => String::new(),
+        (false, _) => crate::view::text(prog, a.view.as_deref(), &outcome.log),
+    };
+    if let (false, Some(f)) = (streamed, &a.log) {
         if let Err(e) = std::fs::write(f, &text) {
             say!("error[E0702]: cannot write {}: {e}", f.display());
             return 2;
         }
     }
-    // With --log FILE the log is in the file; standard output gets the account only when
-    // asked for (--format text). Without it, the format asked or the default.
-    let shown = match (&a.log, a.format) {
-        (Some(_), Some(RunFormat::Text)) => Some(RunFormat::Text),
-        (Some(_), _) => None,
-        (None, f) => Some(resolve_format(f, false)),
-    };
     let written = match shown {
+        _ if streamed && shown != Some(RunFormat::Text) => Ok(()),
         Some(RunFormat::Text) => match crate::account::render(&text) {
             Ok(account) => out(&account),
             Err(bad) => {
@@ -419,14 +463,29 @@ pub(crate) fn play_batch(
                 let seed = base.seed + i;
                 let opts = GameOptions { seed, log: log_dir.is_some(), rules_fired: true, ..base.clone() };
                 let t0 = std::time::Instant::now();
-                let outcome = play(prog, &opts);
-                let seconds = t0.elapsed().as_secs_f64();
-                let write_error = match (&outcome, log_dir) {
-                    (Ok(o), Some(dir)) => {
-                        write_game_log(dir, seed, o, prog, a.view.as_deref(), &a.rulebook).err()
-                    }
-                    _ => None,
+                // Without --view each game's log streams to its file as the game runs.
+                let path = log_dir.map(|dir| dir.join(format!("seed-{seed}.jsonl")));
+                let (outcome, mut write_error) = match (&path, &a.view) {
+                    (Some(p), None) => match std::fs::File::create(p) {
+                        Ok(f) => {
+                            let w = Box::new(std::io::BufWriter::new(f));
+                            let o = kriegsspiel_runtime::game::play_streamed(prog, &opts, w);
+                            let e = match &o {
+                                Ok(o) => {
+                                    o.log_error.as_ref().map(|e| format!("cannot write {}: {e}", p.display()))
+                                }
+                                Err(_) => None,
+                            };
+                            (o, e)
+                        }
+                        Err(e) => (play(prog, &opts), Some(format!("cannot write {}: {e}", p.display()))),
+                    },
+                    _ => (play(prog, &opts), None),
                 };
+                let seconds = t0.elapsed().as_secs_f64();
+                if let (Ok(o), Some(dir), Some(_)) = (&outcome, log_dir, &a.view) {
+                    write_error = write_game_log(dir, seed, o, prog, a.view.as_deref()).err();
+                }
                 bar.inc(1);
                 GameRecord { seed, outcome, write_error, seconds }
             })
@@ -511,9 +570,8 @@ fn write_game_log(
     o: &GameOutcome,
     prog: &kriegsspiel_runtime::Program,
     view: Option<&str>,
-    source: &Path,
 ) -> Result<(), String> {
     let path = dir.join(format!("seed-{seed}.jsonl"));
-    std::fs::write(&path, crate::view::text(prog, view, &o.log, source))
+    std::fs::write(&path, crate::view::text(prog, view, &o.log))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -15,25 +15,13 @@ pub(crate) fn check(prog: &Program, view: Option<&str>) -> Result<(), String> {
     }
 }
 
-/// The log's text, as side `view` saw it when one is given (checked by [`check`]),
-/// with the rulebook it was played from recorded in the header as `source` (the path
-/// as given to `run`), so that `replay` finds the map and counters without being told.
-pub(crate) fn text(prog: &Program, view: Option<&str>, log: &Log, source: &std::path::Path) -> String {
-    let full = with_source(log.text(), source);
+/// The log's text, as side `view` saw it when one is given (checked by [`check`]).
+/// The header records the rulebook it was played from as `source` (the path as given
+/// to `run`, `GameOptions::source`), so that `replay` finds the map and counters.
+pub(crate) fn text(prog: &Program, view: Option<&str>, log: &Log) -> String {
+    let full = log.text();
     match view {
         Some(s) => kriegsspiel_runtime::view::side_view(prog, &full, s).unwrap_or(full),
         None => full,
-    }
-}
-
-/// The header line (the log's first) with `"source"` after its `"type"`.
-fn with_source(text: String, source: &std::path::Path) -> String {
-    const HEAD: &str = "{\"type\":\"header\",";
-    match text.strip_prefix(HEAD) {
-        Some(rest) => {
-            let path = serde_json::Value::String(source.display().to_string());
-            format!("{HEAD}\"source\":{path},{rest}")
-        }
-        None => text,
     }
 }

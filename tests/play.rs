@@ -74,6 +74,60 @@ fn opts(seed: u64, agent: AgentKind) -> GameOptions {
     GameOptions { scenario: "14.4".into(), seed, agents, ..GameOptions::default() }
 }
 
+/// A writer the test can read back after the game has consumed the boxed sink.
+#[derive(Clone, Default)]
+struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().map_err(|_| std::io::Error::other("poisoned"))?.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A writer that fails after `left` bytes, as a full disk does.
+struct Failing {
+    left: usize,
+}
+
+impl std::io::Write for Failing {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() > self.left {
+            return Err(std::io::Error::other("disk full"));
+        }
+        self.left -= buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_streamed_log_is_the_kept_log_line_for_line() {
+    use kriegsspiel_runtime::game::play_streamed;
+    for (seed, agent) in [(3, AgentKind::Random), (4, AgentKind::Heuristic)] {
+        let kept = play(peter(), &opts(seed, agent.clone())).expect("plays");
+        let sink = Shared::default();
+        let streamed = play_streamed(peter(), &opts(seed, agent), Box::new(sink.clone())).expect("plays");
+        assert!(streamed.log.lines.is_empty(), "a streamed log keeps no lines");
+        assert!(streamed.log_error.is_none());
+        let bytes = sink.0.lock().expect("lock").clone();
+        let text = String::from_utf8(bytes).expect("utf-8");
+        assert!(kept.log.lines.len() > 100);
+        assert_eq!(text, kept.log.text(), "seed {seed}");
+        assert_eq!(streamed.result.map(|r| r.reason), kept.result.map(|r| r.reason));
+    }
+    // A sink that fails: the game still plays to its end and the first error is reported.
+    let failing = play_streamed(peter(), &opts(3, AgentKind::Random), Box::new(Failing { left: 5_000 }))
+        .expect("plays");
+    assert!(failing.result.is_ok());
+    assert_eq!(failing.log_error.map(|e| e.to_string()), Some("disk full".to_string()));
+}
+
 #[test]
 fn same_seed_gives_byte_identical_log() {
     for agent in [AgentKind::Random, AgentKind::Heuristic] {

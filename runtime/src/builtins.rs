@@ -6,6 +6,7 @@
 
 use crate::board::Board;
 use crate::error::RuntimeError;
+use crate::log::Event;
 use crate::op::Builtin;
 use crate::program::{FnId, ParaId, PreferScope};
 use crate::state::{UnitStatus, OFF_MAP};
@@ -484,23 +485,24 @@ impl<'p> Vm<'p> {
                     range_label(lo, hi)
                 }
             };
-            let fields = json!({
-                "turn": self.state.turn,
-                "para": prog.para(table.para),
-                "at": prog.para(self.cur_para),
-                "table": table.name,
-                "key": key,
-                "column": colname,
-                "shift": shift,
-                "row": roll,
-                "result": self.label(cell),
-            });
-            let mut fields = fields;
-            if let (Some(o), Some(caller)) = (fields.as_object_mut(), self.caller_args()) {
-                o.insert("in".into(), caller.0);
-                o.insert("args".into(), caller.1);
-            }
-            self.log.event("lookup", fields);
+            let (in_fn, args) = match self.caller_args() {
+                Some((f, a)) => (Some(f), Some(a)),
+                None => (None, None),
+            };
+            let event = Event::Lookup {
+                turn: self.state.turn,
+                para: prog.para(table.para).to_string(),
+                at: prog.para(self.cur_para).to_string(),
+                table: table.name.clone(),
+                key,
+                column: colname,
+                shift,
+                row: roll,
+                result: self.label(cell),
+                in_fn,
+                args,
+            };
+            self.log.event("lookup", None, &event);
         }
         Ok(cell)
     }
@@ -556,22 +558,18 @@ impl<'p> Vm<'p> {
                 serde_json::Value::Object(o)
             })
             .collect();
-        let mut fields = json!({
-            "turn": self.state.turn,
-            "para": prog.para(func.para),
-            "at": prog.para(at),
-            "set": func.name,
-            "args": serde_json::Value::Object(args),
-            "base": self.label(base),
-            "applied": lines,
-            "result": self.label(result),
-        });
-        if set.best {
-            if let Some(o) = fields.as_object_mut() {
-                o.insert("best".into(), json!(true));
-            }
-        }
-        self.log.event("modifiers", fields);
+        let event = Event::Modifiers {
+            turn: self.state.turn,
+            para: prog.para(func.para).to_string(),
+            at: prog.para(at).to_string(),
+            set: func.name.clone(),
+            args,
+            base: self.label(base),
+            applied: lines,
+            result: self.label(result),
+            best: set.best.then_some(true),
+        };
+        self.log.event("modifiers", None, &event);
     }
 
     /// Is hex `h` in a zone of control exerted by an enemy of `side`?
@@ -1084,16 +1082,16 @@ impl<'p> Vm<'p> {
             self.set_hex(u, Some(last));
         }
         if self.log.enabled() {
-            let fields = json!({
-                "turn": self.state.turn,
-                "para": self.prog.para(self.prog.hooks.retreat_para),
-                "at": self.prog.para(self.cur_para),
-                "unit": self.prog.counters[u as usize].name,
-                "from": self.board.label(from),
-                "path": path.iter().map(|&h| self.board.label(h)).collect::<Vec<_>>(),
-                "off_map": exit.is_some(),
-            });
-            self.log.event("retreat", fields);
+            let event = Event::Retreat {
+                turn: self.state.turn,
+                para: self.prog.para(self.prog.hooks.retreat_para).to_string(),
+                at: self.prog.para(self.cur_para).to_string(),
+                unit: self.prog.counters[u as usize].name.clone(),
+                from: self.board.label(from).to_string(),
+                path: path.iter().map(|&h| self.board.label(h).to_string()).collect(),
+                off_map: exit.is_some(),
+            };
+            self.log.event("retreat", None, &event);
         }
         if exit.is_some() {
             self.remove_unit(u, true)?;

@@ -10,6 +10,7 @@ use crate::program::{CheckAt, MarkerOn, TrackKey};
 const MAX_POOL: i64 = 1000;
 /// How deep chained triggers may fire inside one another's bodies (R0017 beyond).
 const MAX_CHAIN: u32 = 32;
+use crate::log::{Ctx, Event};
 use crate::state::{UnitStatus, OFF_MAP};
 use crate::value::Value;
 use crate::vm::{as_bool, as_int, Exec, Halt, Vm};
@@ -45,29 +46,20 @@ impl<'p> Vm<'p> {
         }
     }
 
-    fn ctx(&self) -> Json {
-        let mut j = json!({
-            "turn": self.state.turn,
-            "phase": self.phase_name(),
-            "side": self.prog.sides.get(self.state.phasing as usize),
-            "para": self.prog.para(self.cur_para),
-        });
-        // Events of a rule from a layer above the base name the layer.
-        if let Some(&l) = self.prog.para_layer.get(self.cur_para as usize) {
-            if l != 0 {
-                if let (Json::Object(m), Some(info)) = (&mut j, self.prog.layers.get(l as usize)) {
-                    m.insert("layer".into(), json!(info.name));
-                }
-            }
-        }
-        j
-    }
-
-    fn phase_name(&self) -> &str {
-        if self.state.phase == u32::MAX {
-            ""
-        } else {
-            self.prog.string(self.state.phase)
+    /// When and where an event happens: turn, phase, phasing side, the paragraph of the
+    /// rule running and, for a rule from a layer above the base, the layer.
+    fn ctx(&self) -> Ctx<'p> {
+        let prog = self.prog;
+        let layer = match prog.para_layer.get(self.cur_para as usize) {
+            Some(&l) if l != 0 => prog.layers.get(l as usize).map(|info| info.name.as_str()),
+            _ => None,
+        };
+        Ctx {
+            turn: self.state.turn,
+            phase: if self.state.phase == u32::MAX { "" } else { prog.string(self.state.phase) },
+            side: prog.sides.get(self.state.phasing as usize).map(String::as_str),
+            para: prog.para(self.cur_para),
+            layer,
         }
     }
 
@@ -81,17 +73,13 @@ impl<'p> Vm<'p> {
         }
     }
 
-    pub(crate) fn event(&mut self, kind: &str, extra: Json) {
+    /// Log an in-game event with its context.
+    pub(crate) fn event(&mut self, kind: &str, event: Event) {
         if !self.log.enabled() {
             return;
         }
-        let mut base = self.ctx();
-        if let (Json::Object(b), Json::Object(e)) = (&mut base, extra) {
-            for (k, v) in e {
-                b.insert(k, v);
-            }
-        }
-        self.log.event(kind, base);
+        let ctx = self.ctx();
+        self.log.event(kind, Some(&ctx), &event);
     }
 
     fn unit_of(&self, v: Value) -> Result<u16, RuntimeError> {
@@ -229,7 +217,10 @@ impl<'p> Vm<'p> {
                 }
                 self.stats.rolls += 1;
                 self.set_reg(base, dst, Value::Int(v));
-                self.event("roll", json!({ "dice": format!("{count}d{sides}"), "value": v }));
+                self.event(
+                    "roll",
+                    Event::Roll { dice: format!("{count}d{sides}"), value: v, dice_values: None },
+                );
             }
             Op::Lookup { dst, table, col, row, quiet } => {
                 let key = if col == NO_REG { 0 } else { as_int(self.reg(base, col))? };
@@ -266,7 +257,7 @@ impl<'p> Vm<'p> {
                 let sum: i64 = faces.iter().sum();
                 self.event(
                     "roll",
-                    json!({ "dice": format!("{n}d{sides}"), "value": sum, "dice_values": faces }),
+                    Event::Roll { dice: format!("{n}d{sides}"), value: sum, dice_values: Some(faces) },
                 );
             }
             Op::TrackGet2 { dst, track, a, b } => {
@@ -301,13 +292,9 @@ impl<'p> Vm<'p> {
                             json!([self.label(self.reg(base, a)), self.label(self.reg(base, b))])
                         }
                     };
-                    let mut fields = json!({ "track": def.name, "of": of, "by": new - old, "value": new });
-                    if add {
-                        fields["by"] = json!(x);
-                    } else {
-                        fields["set"] = json!(x);
-                    }
-                    self.event("track", fields);
+                    let (by, set) = if add { (x, None) } else { (new - old, Some(x)) };
+                    let track = def.name.clone();
+                    self.event("track", Event::Track { track, of, by: Some(by), value: json!(new), set });
                 }
                 self.check_triggers()?;
             }
@@ -320,7 +307,7 @@ impl<'p> Vm<'p> {
                 st.step -= 1;
                 let left = self.prog.counters[u as usize].steps - st.step;
                 let name = self.prog.counters[u as usize].name.clone();
-                self.event("step_gain", json!({ "unit": name, "steps_left": left }));
+                self.event("step_gain", Event::Step { unit: name, steps_left: i64::from(left) });
                 self.check_triggers()?;
             }
             Op::Choose { dst, list, scores, side, what, or_none } => {
@@ -391,22 +378,18 @@ impl<'p> Vm<'p> {
                 if self.log.enabled() && (options.len() > 1 || or_none) {
                     let by = self.prog.sides.get(s as usize).cloned();
                     let choice = self.label(v);
-                    let mut fields = json!({ "by": by, "what": self.prog.string(what), "options": options.len(), "choice": choice });
-                    if self.seats.declared {
-                        if let Json::Object(m) = &mut fields {
-                            m.insert(
-                                "player".into(),
-                                json!(self.seats.name(self.prog, self.seats.player(s))),
-                            );
+                    let player =
+                        self.seats.declared.then(|| json!(self.seats.name(self.prog, self.seats.player(s))));
+                    let what = self.prog.string(what).to_string();
+                    let sealed = match self.sealed.as_mut() {
+                        Some(list) => {
+                            list.push(json!({ "by": by, "what": what, "choice": choice }));
+                            Some(true)
                         }
-                    }
-                    if let Some(list) = self.sealed.as_mut() {
-                        if let Json::Object(m) = &mut fields {
-                            m.insert("sealed".into(), json!(true));
-                        }
-                        list.push(json!({ "by": by, "what": self.prog.string(what), "choice": choice }));
-                    }
-                    self.event("decision", fields);
+                        None => None,
+                    };
+                    let options = options.len();
+                    self.event("decision", Event::Decision { by, what, options, choice, player, sealed });
                 }
             }
             Op::WantsScores { dst, side, list } => {
@@ -536,7 +519,11 @@ impl<'p> Vm<'p> {
                         (crate::program::SpaceKey::Border, Value::Int(i)) => json!(self.border_label(i)),
                         _ => self.label(who),
                     };
-                    self.event("track", json!({ "track": def.name, "of": of, "by": d, "value": new }));
+                    let track = def.name.clone();
+                    self.event(
+                        "track",
+                        Event::Track { track, of, by: Some(d), value: json!(new), set: None },
+                    );
                 }
                 self.check_triggers()?;
             }
@@ -551,8 +538,9 @@ impl<'p> Vm<'p> {
                 self.set_hex(u, Some(h));
                 if self.log.enabled() {
                     let name = self.prog.counters[u as usize].name.clone();
-                    let from = if from == OFF_MAP { Json::Null } else { json!(self.board.label(from)) };
-                    self.event("move", json!({ "unit": name, "from": from, "to": self.board.label(h) }));
+                    let from = (from != OFF_MAP).then(|| self.board.label(from).to_string());
+                    let to = self.board.label(h).to_string();
+                    self.event("move", Event::Move { unit: name, from, to });
                 }
                 self.check_triggers()?;
                 if from != OFF_MAP && from != h {
@@ -584,7 +572,7 @@ impl<'p> Vm<'p> {
                     st.step += 1;
                     let left = steps - st.step;
                     let name = self.prog.counters[u as usize].name.clone();
-                    self.event("step_loss", json!({ "unit": name, "steps_left": left }));
+                    self.event("step_loss", Event::Step { unit: name, steps_left: i64::from(left) });
                     self.check_triggers()?;
                 }
             }
@@ -619,7 +607,7 @@ impl<'p> Vm<'p> {
                 if before != set && self.log.enabled() {
                     let name = self.prog.markers[marker as usize].name.clone();
                     let what = self.label(target);
-                    self.event(if set { "mark" } else { "unmark" }, json!({ "marker": name, "on": what }));
+                    self.event(if set { "mark" } else { "unmark" }, Event::Marker { marker: name, on: what });
                 }
                 if before != set {
                     self.check_triggers()?;
@@ -683,7 +671,7 @@ impl<'p> Vm<'p> {
                         out.push_str(&self.label_string(v));
                         out.push_str(piece);
                     }
-                    self.event("note", json!({ "message": out }));
+                    self.event("note", Event::Note { message: out });
                 }
             }
             Op::CupPut { cup, v } => {
@@ -711,7 +699,7 @@ impl<'p> Vm<'p> {
                 if self.log.enabled() {
                     let name = self.prog.cups.get(cup as usize).map(|c| c.name.clone());
                     let label = self.label(drawn);
-                    self.event("draw", json!({ "cup": name, "drawn": label, "left": n.saturating_sub(1) }));
+                    self.event("draw", Event::CupDraw { cup: name, drawn: label, left: n.saturating_sub(1) });
                 }
                 self.check_triggers()?;
             }
@@ -741,10 +729,8 @@ impl<'p> Vm<'p> {
                     let hname = self.prog.hands.get(hand as usize).map(|h| h.name.clone());
                     let to = self.prog.sides.get(s as usize).cloned();
                     let label = self.label(drawn);
-                    self.event(
-                        "draw",
-                        json!({ "deck": name, "drawn": label, "to": to, "hand": hname, "left": n.saturating_sub(1) }),
-                    );
+                    let left = n.saturating_sub(1);
+                    self.event("draw", Event::CardDraw { deck: name, drawn: label, to, hand: hname, left });
                 }
                 self.check_triggers()?;
             }
@@ -775,7 +761,7 @@ impl<'p> Vm<'p> {
                 let by = self.prog.sides.get(s as usize).cloned();
                 let label = self.label(c);
                 if !play {
-                    self.event("discard", json!({ "card": label, "by": by, "hand": hname }));
+                    self.event("discard", Event::Card { card: label, by, hand: hname });
                     self.check_triggers()?;
                     return Ok(pc);
                 }
@@ -790,7 +776,7 @@ impl<'p> Vm<'p> {
                 if let Some(p) = para {
                     self.cur_para = p;
                 }
-                self.event("play", json!({ "card": label, "by": by, "hand": hname }));
+                self.event("play", Event::Card { card: label, by, hand: hname });
                 self.check_triggers()?;
                 if let Some(ev) = event {
                     self.call(ev, &[Value::Side(s)])?;
@@ -812,7 +798,7 @@ impl<'p> Vm<'p> {
                     });
                     let name = self.prog.decks.get(d).map(|x| x.name.clone());
                     let left = self.state.decks[d].len();
-                    self.event("reshuffle", json!({ "deck": name, "returned": n, "left": left }));
+                    self.event("reshuffle", Event::Reshuffle { deck: name, returned: n, left });
                 }
                 self.check_triggers()?;
             }
@@ -826,14 +812,14 @@ impl<'p> Vm<'p> {
                     let name = self.prog.counters[u as usize].name.clone();
                     let f = self.prog.sides.get(from as usize).cloned();
                     let t = self.prog.sides.get(s as usize).cloned();
-                    self.event("transfer", json!({ "unit": name, "from": f, "to": t }));
+                    self.event("transfer", Event::Transfer { unit: name, from: f, to: t });
                     self.check_triggers()?;
                 }
             }
             Op::TurnBegin { turn } => {
                 let t = as_int(self.reg(base, turn))?;
                 self.state.turn = t;
-                self.event("turn", json!({}));
+                self.event("turn", Event::Point {});
                 // Reinforcements due this turn enter at their hex.
                 for i in 0..self.state.units.len() {
                     let us = self.state.units[i];
@@ -846,10 +832,8 @@ impl<'p> Vm<'p> {
                         self.set_hex(i as u16, Some(us.entry_hex));
                         if self.log.enabled() {
                             let name = self.prog.counters[i].name.clone();
-                            self.event(
-                                "enter",
-                                json!({ "unit": name, "at": self.board.label(us.entry_hex) }),
-                            );
+                            let at = self.board.label(us.entry_hex).to_string();
+                            self.event("enter", Event::Enter { unit: name, at });
                         }
                     }
                 }
@@ -861,7 +845,7 @@ impl<'p> Vm<'p> {
                     self.state.phasing = s;
                 }
                 self.state.phase = name;
-                self.event("phase", json!({}));
+                self.event("phase", Event::Point {});
                 let s = Value::Side(self.state.phasing);
                 self.check_invariants(CheckAt::BeforePhase(Some(name)), &[s])?;
             }
@@ -870,14 +854,14 @@ impl<'p> Vm<'p> {
                     let s = Value::Side(self.state.phasing);
                     self.check_invariants(CheckAt::AfterPhase(Some(self.state.phase)), &[s])?;
                 }
-                self.event("phase_end", json!({}));
+                self.event("phase_end", Event::Point {});
                 self.state.phase = u32::MAX;
             }
             Op::TurnEnd => self.check_invariants(CheckAt::AfterTurn, &[])?,
             Op::SealedBegin => self.sealed = Some(Vec::new()),
             Op::SealedEnd => {
                 if let Some(list) = self.sealed.take() {
-                    self.event("reveal", json!({ "decisions": list }));
+                    self.event("reveal", Event::Reveal { decisions: list });
                 }
             }
             other => {
@@ -957,9 +941,9 @@ impl<'p> Vm<'p> {
                 (false, true) => self.label(self.reg(base, a)),
                 (false, false) => json!([self.label(self.reg(base, a)), self.label(self.reg(base, b))]),
             };
-            let held = if x < 0 { Json::Null } else { self.label(def.holds.value(x)) };
-            let name = def.name.clone();
-            self.event("track", json!({ "track": name, "of": of, "value": held }));
+            let value = self.label(def.holds.value(x));
+            let track = def.name.clone();
+            self.event("track", Event::Track { track, of, by: None, value, set: None });
         }
         self.check_triggers()
     }
@@ -1014,7 +998,7 @@ impl<'p> Vm<'p> {
         st.status = UnitStatus::Eliminated;
         self.set_hex(u, None);
         let name = self.prog.counters[u as usize].name.clone();
-        self.event("eliminate", json!({ "unit": name }));
+        self.event("eliminate", Event::Eliminate { unit: name });
         self.check_triggers()
     }
 
@@ -1035,7 +1019,8 @@ impl<'p> Vm<'p> {
         }
         if self.log.enabled() {
             let name = self.prog.counters[u as usize].name.clone();
-            self.event("remove", json!({ "unit": name, "from": self.board.label(from), "off_map": exited }));
+            let from = self.board.label(from).to_string();
+            self.event("remove", Event::Remove { unit: name, from, off_map: exited });
         }
         self.check_triggers()
     }
@@ -1061,10 +1046,8 @@ impl<'p> Vm<'p> {
                         self.cur_para = para;
                         let name = self.prog.interrupts[i].name.clone();
                         let unit = self.prog.counters[u as usize].name.clone();
-                        self.event(
-                            "interrupt",
-                            json!({ "interrupt": name, "mover": unit, "at": self.board.label(to) }),
-                        );
+                        let at = self.board.label(to).to_string();
+                        self.event("interrupt", Event::Interrupt { interrupt: name, mover: unit, at });
                         self.cur_para = saved;
                     }
                     self.call(body, &args)?;
@@ -1119,7 +1102,7 @@ impl<'p> Vm<'p> {
                     self.state.triggers_fired[i] = true;
                     let saved = self.cur_para;
                     self.cur_para = t.para;
-                    self.event("trigger", json!({ "trigger": t.name }));
+                    self.event("trigger", Event::Trigger { trigger: t.name.clone() });
                     self.cur_para = saved;
                     self.call(t.body, &[])?;
                 }

@@ -17,7 +17,6 @@ use crate::error::RuntimeError;
 use crate::state::UnitStatus;
 use crate::value::Value;
 use crate::vm::{Exec, Vm};
-use serde_json::json;
 
 /// Bit of `UnitState::facing` marking a vertex facing.
 pub const VERTEX: u8 = 8;
@@ -127,11 +126,11 @@ impl<'p> Vm<'p> {
         st.facing = new;
         if self.log.enabled() {
             let name = self.prog.counters[u as usize].name.clone();
-            let mut fields = json!({ "unit": name, "facing": d });
-            if vertex {
-                fields["vertex"] = json!(true);
-            }
-            self.event("face", fields);
+            let facing = i64::from(d);
+            self.event(
+                "face",
+                crate::log::Event::Face { unit: name, facing, vertex: vertex.then_some(true) },
+            );
         }
         self.check_triggers()
     }
@@ -186,7 +185,10 @@ impl<'p> Vm<'p> {
                 _ => String::new(),
             };
             let from_name = sym_name(from_v);
-            self.event("form", json!({ "unit": name, "from": from_name, "to": f_name }));
+            self.event(
+                "form",
+                crate::log::Event::Form { unit: name, from: from_name, to: f_name.to_string() },
+            );
         }
         self.check_triggers()
     }

@@ -2,13 +2,14 @@
 
 use crate::agent::{Agent, HeuristicAgent, RandomAgent, ScriptedAgent};
 use crate::error::{GameResult, RuntimeError};
-use crate::log::Log;
+use crate::log::{Event, Log};
 use crate::program::Program;
 use crate::state::State;
 use crate::value::Value;
 use crate::vm::{Halt, Stats, Vm};
 use serde_json::json;
 use std::collections::BTreeMap;
+use std::io::Write;
 
 /// Which agent answers a side's decisions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,6 +57,9 @@ pub struct GameOptions {
     pub invariants: bool,
     /// Count how often each paragraph's code runs (`GameOutcome::fired`).
     pub rules_fired: bool,
+    /// The rulebook as the user named it, recorded in the log's header as `source`
+    /// (so that `replay` finds the map and counters without being told).
+    pub source: Option<String>,
 }
 
 impl Default for GameOptions {
@@ -72,6 +76,7 @@ impl Default for GameOptions {
             profile: false,
             invariants: true,
             rules_fired: false,
+            source: None,
         }
     }
 }
@@ -87,7 +92,10 @@ pub struct GameOutcome {
     /// in how many calls of rulebook code (a procedure, `fn`, modifier set or trigger
     /// running once) instructions anchored to it ran. Empty without the option.
     pub fired: Vec<u64>,
+    /// The log's lines (none when the log was streamed by [`play_streamed`]).
     pub log: Log,
+    /// A streamed log that could not be written in full: the first write error.
+    pub log_error: Option<std::io::Error>,
     pub stats: Stats,
     pub final_state: State,
 }
@@ -115,6 +123,24 @@ pub fn resolve_rulings(prog: &Program, chosen: &BTreeMap<String, String>) -> Res
 
 /// Play one scenario to its end.
 pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
+    play_with(prog, opts, None)
+}
+
+/// Play a game writing its log line by line to `sink` as it runs (the log is not kept
+/// in memory: `GameOutcome::log` is empty, and a write error is `log_error`).
+pub fn play_streamed(
+    prog: &Program,
+    opts: &GameOptions,
+    sink: Box<dyn Write + Send>,
+) -> Result<GameOutcome, String> {
+    play_with(prog, opts, Some(sink))
+}
+
+fn play_with(
+    prog: &Program,
+    opts: &GameOptions,
+    sink: Option<Box<dyn Write + Send>>,
+) -> Result<GameOutcome, String> {
     let si = prog.scenario(&opts.scenario).ok_or_else(|| {
         let ids: Vec<&str> = prog.scenarios.iter().map(|s| s.id.as_str()).collect();
         format!("no scenario {:?} (scenarios: {})", opts.scenario, ids.join(", "))
@@ -188,7 +214,10 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
         };
         agents.push(a);
     }
-    let mut log = Log::new(opts.log);
+    let mut log = match sink {
+        Some(w) => Log::streaming(w),
+        None => Log::new(opts.log),
+    };
     if log.enabled() {
         let ruling_map: serde_json::Map<String, serde_json::Value> = prog
             .rulings
@@ -201,28 +230,27 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
             .iter()
             .map(|s| json!({ "what": s.what, "reason": s.reason, "para": prog.para(s.para) }))
             .collect();
-        log.event(
-            "header",
-            json!({
-                "rulebook": prog.title,
-                "scenario": scenario.id,
-                "scenario_title": scenario.title,
-                "seed": opts.seed,
-                "agents": agent_names,
-                "rulings": ruling_map,
-                "options": prog
-                    .options
-                    .iter()
-                    .zip(&options)
-                    .filter(|(_, &on)| on)
-                    .map(|(o, _)| json!({ "option": o.name, "title": o.title, "para": prog.para(o.para) }))
-                    .collect::<Vec<_>>(),
-                "supplied": supplied,
-            }),
-        );
+        let header = Event::Header {
+            source: opts.source.clone(),
+            rulebook: prog.title.clone(),
+            scenario: scenario.id.clone(),
+            scenario_title: scenario.title.clone(),
+            seed: opts.seed,
+            agents: agent_names,
+            rulings: ruling_map,
+            options: prog
+                .options
+                .iter()
+                .zip(&options)
+                .filter(|(_, &on)| on)
+                .map(|(o, _)| json!({ "option": o.name, "title": o.title, "para": prog.para(o.para) }))
+                .collect::<Vec<_>>(),
+            supplied,
+        };
+        log.event("header", None, &header);
         // Rulebooks that declare players: the count chosen and who plays what.
         if seats.declared {
-            log.event("players", json!({ "count": seats.players.len(), "players": players_json }));
+            log.event("players", None, &Event::Players { count: seats.players.len(), players: players_json });
         }
         // Rulebooks with declared layers: the layers in play, lowest first.
         if prog.layers.iter().any(|l| l.declared) {
@@ -232,7 +260,7 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
                 .filter(|l| l.active)
                 .map(|l| json!({ "layer": l.name, "title": l.title }))
                 .collect();
-            log.event("layers", json!({ "layers": layers }));
+            log.event("layers", None, &Event::Layers { layers });
         }
     }
     let mut vm = Vm::new(prog, state, si, opts.seed, agents, log, rulings, opts.budget);
@@ -264,26 +292,30 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
                 .and_then(|p| p.first())
                 .and_then(|&s| prog.sides.get(s as usize))
                 .cloned();
-            vm.log.event("agent", json!({ "side": side, "agent": a.name(), "notes": notes }));
+            vm.log.event("agent", None, &Event::Agent { side, agent: a.name(), notes });
         }
     }
     match &result {
         Ok(r) => {
-            let mut end = json!({ "winner": r.winner, "reason": r.reason, "para": r.para, "turn": r.turn });
-            if let serde_json::Value::Object(m) = &mut end {
-                if !r.winners.is_empty() {
-                    m.insert("winners".into(), json!(r.winners));
-                }
-                if let Some(t) = &r.team {
-                    m.insert("team".into(), json!(t));
-                }
-            }
-            vm.log.event("end", end)
+            let end = Event::End {
+                winner: r.winner.clone(),
+                reason: r.reason.clone(),
+                para: r.para.clone(),
+                turn: r.turn,
+                winners: r.winners.clone(),
+                team: r.team.clone(),
+            };
+            vm.log.event("end", None, &end)
         }
-        Err(e) => vm.log.event(
-            "error",
-            json!({ "code": e.code, "message": e.message, "para": e.para, "function": e.function }),
-        ),
+        Err(e) => {
+            let error = Event::Error {
+                code: e.code.to_string(),
+                message: e.message.clone(),
+                para: e.para.clone(),
+                function: e.function.clone(),
+            };
+            vm.log.event("error", None, &error)
+        }
     }
     let mut stats = vm.stats;
     stats.instructions = vm.instructions();
@@ -298,7 +330,8 @@ pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
         .collect();
     profile.sort_by(|a, b| b.3.cmp(&a.3).then(a.0.cmp(&b.0)));
     let fired = vm.fired.take().map(|f| f.counts).unwrap_or_default();
-    Ok(GameOutcome { result, stats, final_state: vm.state, log: vm.log, profile, fired })
+    let log_error = vm.log.finish().err();
+    Ok(GameOutcome { result, stats, final_state: vm.state, log: vm.log, log_error, profile, fired })
 }
 
 /// The example's situation set up and its procedures run: the VM ready to evaluate

@@ -18,7 +18,6 @@ use crate::program::{FnId, ParaId, Program};
 use crate::value::Value;
 use crate::vm::{Exec, Vm};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 /// `players { N { [A, B] [C] } ... }`: the player counts a game offers.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -304,10 +303,8 @@ impl<'p> Vm<'p> {
                     let saved = self.cur_para;
                     self.cur_para = c.para;
                     let (power, from, to) = (self.label(Value::Sym(code)), self.label(old), self.label(new));
-                    self.event(
-                        "control",
-                        json!({ "of": c.group, "power": power, "from": from, "to": to, "at": at }),
-                    );
+                    let of = c.group.clone();
+                    self.event("control", crate::log::Event::Control { of, power, from, to, at });
                     self.cur_para = saved;
                 }
                 i += 1;

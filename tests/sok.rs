@@ -3,7 +3,7 @@
 //! the d10 read 0-9, the worked examples run by `check`, and the Campaign Game's
 //! political calendar played headlessly to a Peace-Index end.
 
-use kriegsspiel_compiler::{compile, load, Compilation};
+use kriegsspiel_compiler::{compile, compile_with, load, Compilation};
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -640,4 +640,114 @@ fn sok_two_player_hohenzollern_votes_need_full_support() {
         }
     }
     assert!(barred > 0, "the two-player exception arose in none of the two-player games");
+}
+
+// ---------------------------------------------------------------- Regional Diets (sok5)
+
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let k = format!("\"{key}\":");
+    let i = line.find(&k)? + k.len();
+    let rest = &line[i..];
+    let rest = rest.strip_prefix('"').unwrap_or(rest);
+    let end = rest.find(|c| c == '"' || c == ',' || c == '}').unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// 4.411, 4.425, 4.641 in play: after a Counter-Emperor the Diet sits as two Regional
+/// Diets; only an Emperor's Side (Bourbon or Habsburg) Convokes its own, and only its
+/// teammates declare, For or Abstain (no Vote against, 4.425).
+#[test]
+fn sok_regional_diets_are_convoked_by_their_emperors_side_with_votes_for_only() {
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut split, mut convoked, mut recessed, mut declared) = (0, 0, 0, 0);
+    for seed in [16u64, 29, 48, 54] {
+        let mut o = options(seed, &AgentKind::Random);
+        o.log = true;
+        let out = play(prog, &o).expect("plays");
+        out.result.unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+        let mut caller: Option<String> = None;
+        for l in &out.log.lines {
+            if l.contains("the Diet sits as") {
+                split += 1;
+            }
+            if l.contains("Regional Diet is Convoked") {
+                convoked += 1;
+            }
+            if l.contains("Regional Diet is Recessed") {
+                recessed += 1;
+            }
+            if l.contains("Convoke its Emperor's Regional Diet") {
+                let by = field(l, "by").expect("by");
+                assert!(by == "Bourbon" || by == "Habsburg", "seed {seed}: {l}");
+                assert!(split > 0, "seed {seed}: a Regional Diet before any Counter-Emperor: {l}");
+                caller = (field(l, "choice") == Some("true")).then(|| by.to_string());
+            }
+            if l.contains("declaration on the Convocation of a Regional Diet") {
+                declared += 1;
+                let by = field(l, "by").expect("by");
+                let who = caller.as_deref().expect("a Regional Convocation was called");
+                assert_eq!(team_of(by), team_of(who), "seed {seed}: only teammates declare: {l}");
+                assert!(l.contains("\"options\":2"), "seed {seed}: For or Abstain only: {l}");
+                assert!(!l.contains("\"choice\":\"Against\""), "seed {seed}: {l}");
+            }
+        }
+    }
+    assert!(split > 0 && convoked > 0 && recessed > 0 && declared > 0, "{split} {convoked} {recessed} {declared}");
+}
+
+// ---------------------------------------------------------------- Bargaining (sok5)
+
+/// 4.54, 4.541 (option bargaining): Votes bought with OPs bind the seller: in the Turn of
+/// the deal the seller is never asked whom to give its Votes. Without the option no
+/// deal is struck; with two players the only swing Votes another player may buy are the
+/// Hohenzollerns', by the Habsburgs (4.522: the M-P Votes are the Habsburgs' already).
+#[test]
+fn sok_bargained_votes_bind_the_seller() {
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    // The option's examples are a layer of their own: the run compiles it in play, as
+    // `run --option bargaining` does.
+    let sources = load(&root().join("rulebooks/sport-of-kings")).expect("loads");
+    let c_on = compile_with(&sources, &["bargaining".to_string()]);
+    let prog_on = c_on.program.as_ref().expect("compiles with the option");
+    let (mut deals, mut bound) = (0, 0);
+    for (n, seeds) in [(4u8, 1..=4u64), (2, 1..=3)] {
+        for seed in seeds {
+            for on in [false, true] {
+                let mut o = options(seed, &AgentKind::Random);
+                o.players = Some(n);
+                o.log = true;
+                if on {
+                    o.options.insert("bargaining".into());
+                }
+                let out = play(if on { prog_on } else { prog }, &o).expect("plays");
+                out.result.unwrap_or_else(|e| panic!("{n} players, seed {seed}: {e:?}"));
+                let mut sold: Vec<(String, String)> = Vec::new();
+                for l in &out.log.lines {
+                    let turn = field(l, "turn").unwrap_or("0").to_string();
+                    if let Some(m) = field(l, "message").filter(|m| m.contains(" sells its ")) {
+                        assert!(on, "{n} players, seed {seed}: a deal without the option: {l}");
+                        deals += 1;
+                        let seller = m.split(' ').next().expect("seller").to_string();
+                        if n == 2 {
+                            assert!(m.starts_with("Hohenzollern sells") && m.contains("to Habsburg"), "{l}");
+                        }
+                        sold.push((turn.clone(), seller));
+                    }
+                    if l.contains("as bargained") {
+                        bound += 1;
+                    }
+                    if l.contains("whom to give the Votes") {
+                        let by = field(l, "by").expect("by");
+                        assert!(
+                            !sold.iter().any(|(t, s)| *t == turn && s == by),
+                            "{n} players, seed {seed}: {by} sold its Votes this Turn but was asked: {l}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(deals > 0 && bound > 0, "{deals} deals, {bound} bound");
 }

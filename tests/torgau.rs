@@ -375,6 +375,47 @@ fn torgau_arrivals_follow_rule_19() {
 }
 
 #[test]
+fn torgau_forest_march_follows_rule_19() {
+    // Rule 19 ¶5 in played games (heuristic Prussians enter by point 6 or 7 often): corps
+    // roll at the fork, the die's branch is an equal share of the ways on (the log names
+    // branch k of n), units lose their way off the board, and each comes back no sooner than four
+    // turns (one hour) after it left (later only if its hex is taken), by point 6 or 7.
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut forks, mut lost, mut back) = (0, 0, 0);
+    for seed in 1..=6 {
+        let out = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let mut left: BTreeMap<String, i64> = BTreeMap::new();
+        for l in &out.log.lines {
+            let v = json(l);
+            let Some(m) = v["message"].as_str() else { continue };
+            let turn = v["turn"].as_i64().unwrap_or(0);
+            if let Some((_, tail)) = m.split_once(" at the fork ") {
+                let (_, rest) = tail.split_once(": die ").expect("die");
+                let (r, rest) = rest.split_once(", branch ").expect("branch");
+                let (k, rest) = rest.split_once(" of ").expect("of");
+                let n: i64 = rest.split(' ').next().expect("n").parse().expect("n");
+                let (r, k): (i64, i64) = (r.parse().expect("r"), k.parse().expect("k"));
+                assert!((1..=6).contains(&r) && n >= 2 && k == (r - 1) % n + 1, "seed {seed}: {m}");
+                forks += 1;
+            }
+            if let Some((u, _)) = m.split_once(" loses its way off the board") {
+                left.insert(u.to_string(), turn);
+                lost += 1;
+            }
+            if let Some((u, tail)) = m.split_once(" comes back at entry point ") {
+                let t = left.remove(u).expect("came back after losing its way");
+                assert!(turn >= t + 4, "seed {seed}: {u} lost on turn {t}, back on {turn}");
+                assert!(tail.starts_with('6') || tail.starts_with('7'), "seed {seed}: {m}");
+                back += 1;
+            }
+        }
+    }
+    assert!(forks > 0 && lost > 0 && back > 0, "forks {forks}, lost {lost}, back {back}");
+}
+
+#[test]
 fn torgau_plans_are_hidden_from_the_austrian_agent() {
     // Rule 19 ¶2: a variant adds, right after the plans are written, an Austrian decision
     // whose heuristic score counts the Prussian units planned for each entry point and

@@ -1475,12 +1475,15 @@ fn napoleon_campaign_disbanding_and_depots() {
                     assert_eq!(state, 0, "seed {seed}: {m}");
                     state = 1;
                     disbanded += 1;
-                } else if m == format!("the {side} Center of Operations, disbanded, leaves the map (E[96.])") {
+                } else if m == format!("the {side} Center of Operations, disbanded, leaves the map (E[96.])")
+                {
                     assert_eq!(state, 1, "seed {seed}: {m}");
                     state = 2;
                 } else if m.starts_with("end of Game-Turn") {
                     assert_ne!(state, 1, "seed {seed}: still disbanded after the Game-Turn's end");
-                } else if m.starts_with(&format!("the {side} Center of Operations returns at ")) && m.contains("E[96.]") {
+                } else if m.starts_with(&format!("the {side} Center of Operations returns at "))
+                    && m.contains("E[96.]")
+                {
                     assert_eq!(state, 2, "seed {seed}: {m}");
                     let h = m.split_whitespace().nth(7).expect("hex");
                     let allowed: &[&str] = if side == "French" { &["0110", "1112"] } else { &["2101"] };

@@ -693,7 +693,10 @@ fn sok_regional_diets_are_convoked_by_their_emperors_side_with_votes_for_only() 
             }
         }
     }
-    assert!(split > 0 && convoked > 0 && recessed > 0 && declared > 0, "{split} {convoked} {recessed} {declared}");
+    assert!(
+        split > 0 && convoked > 0 && recessed > 0 && declared > 0,
+        "{split} {convoked} {recessed} {declared}"
+    );
 }
 
 // ---------------------------------------------------------------- Bargaining (sok5)

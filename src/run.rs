@@ -466,25 +466,12 @@ pub(crate) fn play_batch(
                 // Without --view each game's log streams to its file as the game runs.
                 let path = log_dir.map(|dir| dir.join(format!("seed-{seed}.jsonl")));
                 let (outcome, mut write_error) = match (&path, &a.view) {
-                    (Some(p), None) => match std::fs::File::create(p) {
-                        Ok(f) => {
-                            let w = Box::new(std::io::BufWriter::new(f));
-                            let o = kriegsspiel_runtime::game::play_streamed(prog, &opts, w);
-                            let e = match &o {
-                                Ok(o) => {
-                                    o.log_error.as_ref().map(|e| format!("cannot write {}: {e}", p.display()))
-                                }
-                                Err(_) => None,
-                            };
-                            (o, e)
-                        }
-                        Err(e) => (play(prog, &opts), Some(format!("cannot write {}: {e}", p.display()))),
-                    },
+                    (Some(p), None) => play_to_file(prog, &opts, p),
                     _ => (play(prog, &opts), None),
                 };
                 let seconds = t0.elapsed().as_secs_f64();
-                if let (Ok(o), Some(dir), Some(_)) = (&outcome, log_dir, &a.view) {
-                    write_error = write_game_log(dir, seed, o, prog, a.view.as_deref()).err();
+                if let (Ok(o), Some(p), Some(_)) = (&outcome, &path, &a.view) {
+                    write_error = write_game_log(p, o, prog, a.view.as_deref()).err();
                 }
                 bar.inc(1);
                 GameRecord { seed, outcome, write_error, seconds }
@@ -563,15 +550,32 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
     }
 }
 
-/// Write one game's log as `DIR/seed-N.jsonl`.
+/// Play one game streaming its log into the file `path`; the game's outcome and, if
+/// the file could not be written, why.
+fn play_to_file(
+    prog: &kriegsspiel_runtime::Program,
+    opts: &GameOptions,
+    path: &Path,
+) -> (Result<GameOutcome, String>, Option<String>) {
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    match std::fs::File::create(path) {
+        Ok(f) => {
+            let o =
+                kriegsspiel_runtime::game::play_streamed(prog, opts, Box::new(std::io::BufWriter::new(f)));
+            let e = o.as_ref().ok().and_then(|o| o.log_error.as_ref()).map(|e| cannot(e));
+            (o, e)
+        }
+        Err(e) => (play(prog, opts), Some(cannot(&e))),
+    }
+}
+
+/// Write one game's whole log (as `view` saw it) to the file `path`.
 fn write_game_log(
-    dir: &Path,
-    seed: u64,
+    path: &Path,
     o: &GameOutcome,
     prog: &kriegsspiel_runtime::Program,
     view: Option<&str>,
 ) -> Result<(), String> {
-    let path = dir.join(format!("seed-{seed}.jsonl"));
-    std::fs::write(&path, crate::view::text(prog, view, &o.log))
+    std::fs::write(path, crate::view::text(prog, view, &o.log))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

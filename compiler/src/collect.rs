@@ -20,8 +20,6 @@ pub struct Out {
     pub examples: Vec<ExampleData>,
 }
 
-/// `per hex` and `per border` keep a track per map space or per border (the names are
-/// reserved there: not results groups).
 /// A track's range; a track of references keeps "nothing" (-1) up to any index.
 fn track_bounds(values: &TrackValues) -> (i64, i64) {
     match values {
@@ -34,14 +32,14 @@ fn track_bounds(values: &TrackValues) -> (i64, i64) {
 /// for any other name.
 fn track_holds(values: &TrackValues, env: &Env, diags: &mut Vec<Diagnostic>, para: &str) -> Holds {
     let TrackValues::Holds(t) = values else { return Holds::Int };
-    match t.name.as_str() {
-        "Unit" => Holds::Unit,
-        "Hex" => Holds::Hex,
-        "Side" => Holds::Side,
-        g if env.groups.iter().any(|x| x.0 == g) => Holds::Code,
-        other => {
+    match env.held_ty(&t.name) {
+        Some(Ty::Unit) => Holds::Unit,
+        Some(Ty::Hex) => Holds::Hex,
+        Some(Ty::Side) => Holds::Side,
+        Some(_) => Holds::Code,
+        None => {
             diags.push(
-                Diagnostic::error("E0102", t.span, format!("a track cannot hold `{other}`"))
+                Diagnostic::error("E0102", t.span, format!("a track cannot hold `{}`", t.name))
                     .with_note("a track holds numbers (`0..10`), or references: `Unit`, `Hex`, `Side` or a results group")
                     .with_paragraph(para.to_string()),
             );
@@ -50,6 +48,8 @@ fn track_holds(values: &TrackValues, env: &Env, diags: &mut Vec<Diagnostic>, par
     }
 }
 
+/// `per hex` and `per border` keep a track per map space or per border (the names are
+/// reserved there: not results groups).
 fn track_key(per_group: Option<&Ident>) -> SpaceKey {
     match per_group.map(|g| g.name.as_str()) {
         Some("hex") => SpaceKey::Space,
@@ -1427,6 +1427,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                 None => Vec::new(),
             };
             if !prog.tracks.iter().any(|t| t.name == name.name) {
+                let (lo, hi) = track_bounds(values);
                 prog.tracks.push(TrackDef {
                     name: name.name.clone(),
                     per_side: *per_side,
@@ -1434,8 +1435,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                     per_unit: *per_unit,
                     key,
                     second,
-                    lo: track_bounds(values).0,
-                    hi: track_bounds(values).1,
+                    lo,
+                    hi,
                     holds: track_holds(values, &env, diags, &first_para(d)),
                     para: p,
                 });

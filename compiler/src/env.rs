@@ -144,6 +144,24 @@ impl Env {
     pub fn group_index(&self, name: &str) -> Option<usize> {
         self.groups.iter().position(|g| g.0 == name)
     }
+    /// The type a track of references holds, by the name declared after its colon:
+    /// `Unit`, `Hex`, `Side` or a results group; None for any other name.
+    pub fn held_ty(&self, name: &str) -> Option<Ty> {
+        match name {
+            "Unit" => Some(Ty::Unit),
+            "Hex" => Some(Ty::Hex),
+            "Side" => Some(Ty::Side),
+            g => self.groups.iter().position(|x| x.0 == g).map(Ty::Code),
+        }
+    }
+
+    /// What track `ti` holds when it holds references; None for a track of numbers
+    /// (`Ty::Error` for a name it cannot hold, reported at its declaration, E0102).
+    pub fn track_holds_ty(&self, ti: usize) -> Option<Ty> {
+        let name = self.track_holds.get(ti)?.as_ref()?;
+        Some(self.held_ty(&name.name).unwrap_or(Ty::Error))
+    }
+
     pub fn group_names(&self) -> Vec<String> {
         self.groups.iter().map(|g| g.0.clone()).collect()
     }

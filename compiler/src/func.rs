@@ -1070,10 +1070,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     return;
                 };
                 self.cx.env.used.insert(track.name.clone());
-                if let Some(t) = self.track_holds_ty(ti) {
-                    let g = self.cx.env.group_names();
-                    let m = format!("track `{}` holds a {}: `set` it or `clear` it", track.name, t.name(&g));
-                    self.error(err("E0301", span, m));
+                if self.refuse_adjust(ti, track, span) {
                     return;
                 }
                 let per_side = self.cx.env.tracks[ti].1;
@@ -1939,7 +1936,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             }
             let dst = self.dst();
             self.emit(Op::TrackGet { dst, track: ti as u16, side: NO_REG });
-            if let Some(t) = self.track_holds_ty(ti) {
+            if let Some(t) = self.cx.env.track_holds_ty(ti) {
                 return Self::out(dst, t, Iv::ANY);
             }
             return Self::out(dst, Ty::Int, Iv::new(lo, hi));
@@ -2251,7 +2248,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 };
                 let dst = self.dst();
                 self.emit(Op::TrackGet2 { dst, track: ti as u16, a: ra, b: rb });
-                if let Some(t) = self.track_holds_ty(ti) {
+                if let Some(t) = self.cx.env.track_holds_ty(ti) {
                     return Self::out(dst, t, Iv::ANY);
                 }
                 return Self::out(dst, Ty::Int, Iv::new(lo, hi));
@@ -2261,7 +2258,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             self.expect_ty(&s, &idx_ty, a.span, "track index");
             let dst = self.dst();
             self.emit(Op::TrackGet { dst, track: ti as u16, side: s.reg });
-            if let Some(t) = self.track_holds_ty(ti) {
+            if let Some(t) = self.cx.env.track_holds_ty(ti) {
                 return Self::out(dst, t, Iv::ANY);
             }
             return Self::out(dst, Ty::Int, Iv::new(lo, hi));
@@ -2699,13 +2696,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
             return;
         }
         let Some((ti, a, b)) = self.track_keys(track, keys, span) else { return };
-        let held = self.track_holds_ty(ti);
-        if let (true, Some(t)) = (add, &held) {
-            let g = self.cx.env.group_names();
-            let m = format!("track `{}` holds a {}: `set` it or `clear` it", track.name, t.name(&g));
-            self.error(err("E0301", span, m));
+        if add && self.refuse_adjust(ti, track, span) {
             return;
         }
+        let held = self.cx.env.track_holds_ty(ti);
         let v = self.expr(value);
         let want = held.unwrap_or(Ty::Int);
         self.expect_ty(&v, &want, value.span, if add { "adjustment" } else { "track value" });
@@ -2718,7 +2712,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
             return;
         }
         let Some((ti, a, b)) = self.track_keys(track, keys, span) else { return };
-        if self.track_holds_ty(ti).is_none() {
+        if self.cx.env.track_holds_ty(ti).is_none() {
             let m = format!(
                 "track `{}` holds numbers: `clear` empties a track of references; use `set`",
                 track.name
@@ -2730,19 +2724,13 @@ impl<'c, 'a> FnCx<'c, 'a> {
         self.emit(Op::TrackPut { track: ti as u16, a, b, v, add: false });
     }
 
-    /// The type of the references a track holds (`track t per unit: Unit`); None for a
-    /// track of numbers.
-    fn track_holds_ty(&self, ti: usize) -> Option<Ty> {
-        let name = self.cx.env.track_holds.get(ti)?.as_ref()?;
-        Some(match name.name.as_str() {
-            "Unit" => Ty::Unit,
-            "Hex" => Ty::Hex,
-            "Side" => Ty::Side,
-            g => match self.cx.env.groups.iter().position(|x| x.0 == g) {
-                Some(gi) => Ty::Code(gi),
-                None => Ty::Error,
-            },
-        })
+    /// E0301 for `adjust` of a track of references (true: refused).
+    fn refuse_adjust(&mut self, ti: usize, track: &Ident, span: Span) -> bool {
+        let Some(t) = self.cx.env.track_holds_ty(ti) else { return false };
+        let g = self.cx.env.group_names();
+        let m = format!("track `{}` holds a {}: `set` it or `clear` it", track.name, t.name(&g));
+        self.error(err("E0301", span, m));
+        true
     }
 
     /// The type a track is indexed by: a unit, a side, or a code of its `results` group.

@@ -272,11 +272,7 @@ impl<'p> Vm<'p> {
                     return self.put_reference(base, track, a, b, v, add).map(|()| pc);
                 }
                 let x = as_int(self.reg(base, v))?;
-                let slot = if b == NO_REG {
-                    self.track_index_slot(base, track, a)?
-                } else {
-                    self.track_slot2(base, track, a, b)?
-                };
+                let slot = self.put_slot(base, track, a, b)?;
                 let def = &self.prog.tracks[track as usize];
                 let old = self.state.tracks[slot];
                 let new = if add { old.saturating_add(x) } else { x }.clamp(def.lo, def.hi);
@@ -285,13 +281,7 @@ impl<'p> Vm<'p> {
                 // the value the track already holds, writes no line.
                 let changed = if add { x != 0 } else { new != old };
                 if changed && self.log.enabled() {
-                    let of = match (a == NO_REG, b == NO_REG) {
-                        (true, _) => Json::Null,
-                        (false, true) => self.label(self.reg(base, a)),
-                        (false, false) => {
-                            json!([self.label(self.reg(base, a)), self.label(self.reg(base, b))])
-                        }
-                    };
+                    let of = self.keys_label(base, a, b);
                     let (by, set) = if add { (x, None) } else { (new - old, Some(x)) };
                     let track = def.name.clone();
                     self.event("track", Event::Track { track, of, by: Some(by), value: json!(new), set });
@@ -927,25 +917,42 @@ impl<'p> Vm<'p> {
                 return Err(RuntimeError::new("R0002", m).into());
             }
         };
-        let slot = if b == NO_REG {
-            self.track_index_slot(base, track, a)?
-        } else {
-            self.track_slot2(base, track, a, b)?
-        };
+        let slot = self.put_slot(base, track, a, b)?;
         let old = self.state.tracks[slot];
         self.state.tracks[slot] = x;
         // Setting the reference the track already holds is not an event.
         if x != old && self.log.enabled() {
-            let of = match (a == NO_REG, b == NO_REG) {
-                (true, _) => Json::Null,
-                (false, true) => self.label(self.reg(base, a)),
-                (false, false) => json!([self.label(self.reg(base, a)), self.label(self.reg(base, b))]),
-            };
+            let of = self.keys_label(base, a, b);
             let value = self.label(def.holds.value(x));
             let track = def.name.clone();
             self.event("track", Event::Track { track, of, by: None, value, set: None });
         }
         self.check_triggers()
+    }
+
+    /// The slot a `set`, `clear` or `adjust` with keys `a` and `b` writes (NO_REG where
+    /// absent).
+    fn put_slot(
+        &self,
+        base: usize,
+        track: u16,
+        a: crate::op::Reg,
+        b: crate::op::Reg,
+    ) -> Result<usize, RuntimeError> {
+        if b == NO_REG {
+            self.track_index_slot(base, track, a)
+        } else {
+            self.track_slot2(base, track, a, b)
+        }
+    }
+
+    /// A track event's `of`: null for a plain track, the key's label, or both keys'.
+    fn keys_label(&self, base: usize, a: crate::op::Reg, b: crate::op::Reg) -> Json {
+        match (a == NO_REG, b == NO_REG) {
+            (true, _) => Json::Null,
+            (false, true) => self.label(self.reg(base, a)),
+            (false, false) => json!([self.label(self.reg(base, a)), self.label(self.reg(base, b))]),
+        }
     }
 
     fn track_slot2(

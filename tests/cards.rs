@@ -416,3 +416,75 @@ fn the_block_game_plays_hundreds_of_seeds_in_each_sides_view() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// BOOK with B's blocks revealed while they carry `Seen`: B one is scouted in turn 1 and
+/// hidden again in turn 2 (before the strike of each turn).
+fn scouted(src: &str, revealing: bool) -> String {
+    let by = if revealing { " revealed by Seen" } else { "" };
+    src.replace("§6.0 hidden type shown shown_type;", &format!("§6.0 marker Seen on unit\n§6.0 track sightings per unit: 0..9\n§6.0 hidden type shown shown_type{by};"))
+        .replace("§6.0 hidden cs shown shown_cs;", &format!("§6.0 hidden cs shown shown_cs{by};"))
+        .replace(
+            "§5.0 call defect();",
+            "§5.0 call defect();\n    §6.0 if turn() == 1 { adjust sightings[unit(\"B one\")] by 1; mark unit(\"B one\") Seen; }\n    §6.0 if turn() == 2 { unmark unit(\"B one\") Seen; }",
+        )
+}
+
+/// A's strike target in turn 1.
+fn first_target(out: &GameOutcome) -> String {
+    targets(out).first().cloned().unwrap_or_default()
+}
+
+#[test]
+fn a_revealing_marker_shows_a_block_while_it_is_on() {
+    let open = scouted(BOOK, true);
+    assert!(compile_src(&open).diagnostics.is_empty(), "{:?}", compile_src(&open).diagnostics);
+    // B one's true strength decides A's target while it is Seen: with cs 3 (score 3) A
+    // strikes it rather than the block B two (shown cs 1); with cs 0 it strikes B two.
+    let weak = open.replace(r#"B "B one" Foot { cs: 3 }"#, r#"B "B one" Foot { cs: 0 }"#);
+    for seed in 1..=10 {
+        let a = first_target(&run(&open, seed, &heuristic()));
+        let b = first_target(&run(&weak, seed, &heuristic()));
+        assert!(a.contains(r#""choice":"B one""#), "seed {seed}: {a}");
+        assert!(b.contains(r#""choice":"B two""#), "seed {seed}: {b}");
+        // The control: without `revealed by`, the mark changes nothing A can read.
+        let (ha, hb) = (scouted(BOOK, false), scouted(BOOK, false).replace("cs: 3", "cs: 0"));
+        assert_eq!(
+            first_target(&run(&ha, seed, &heuristic())),
+            first_target(&run(&hb, seed, &heuristic())),
+            "seed {seed}"
+        );
+    }
+    // A's labels name B one while it is Seen: a scripted agent may name it in turn 1.
+    let mut agents = heuristic();
+    agents[0].1 = AgentKind::Scripted(vec![serde_json::json!(0), serde_json::json!("B one")]);
+    let out = run(&open, 1, &agents);
+    assert!(of_type(&out.log.lines, "agent").iter().all(|l| !l.contains("not an option")));
+    assert!(first_target(&out).contains(r#""choice":"B one""#));
+    // A's view: B one goes by its alias until the mark, by its name while marked, and by
+    // the same alias again from the unmark on.
+    let prog = compile_src(&open).program.expect("compiles");
+    let out = run(&open, 2, &heuristic());
+    let view: Vec<String> =
+        side_view(&prog, &out.log.text(), "A").expect("A").lines().map(String::from).collect();
+    let mark = view.iter().position(|l| l.contains(r#""type":"mark""#)).expect("a mark");
+    let unmark = view.iter().position(|l| l.contains(r#""type":"unmark""#)).expect("an unmark");
+    assert!(view[mark].contains(r#""on":"B one""#), "{}", view[mark]);
+    assert!(view[..mark].iter().all(|l| !l.contains("B one")));
+    let on = serde_json::from_str::<serde_json::Value>(&view[unmark]).expect("json")["on"].clone();
+    let alias = on.as_str().unwrap_or_default().to_string();
+    assert!(alias.starts_with("B block"), "{}", view[unmark]);
+    assert!(view[..mark].iter().any(|l| l.contains(&format!("\"{alias}\""))), "the alias it had before");
+    assert!(view[unmark + 1..].iter().all(|l| !l.contains("B one")));
+    // The record names it throughout; B's own view too.
+    assert!(out.log.text().contains(r#""on":"B one""#));
+}
+
+#[test]
+fn revealed_by_names_a_unit_marker() {
+    let with = |m: &str| scouted(BOOK, true).replace("revealed by Seen", &format!("revealed by {m}"));
+    assert!(codes(&with("Nobody")).contains(&"E0107".to_string()));
+    let hex_marker = scouted(BOOK, true)
+        .replace("§6.0 marker Seen on unit", "§6.0 marker Seen on unit\n§6.0 marker Fog on hex");
+    let hex_marker = hex_marker.replacen("revealed by Seen", "revealed by Fog", 1);
+    assert!(codes(&hex_marker).contains(&"E0107".to_string()), "{:?}", codes(&hex_marker));
+}

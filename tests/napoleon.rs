@@ -5,7 +5,7 @@
 
 use kriegsspiel_compiler::{compile, compile_with, load, Compilation};
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 mod support;
@@ -1302,7 +1302,7 @@ fn napoleon_leaders_hidden_until_revealed() {
     let prog = c.program.as_ref().expect("compiles");
     let cc = campaign_editing(|_, t| t);
     let cprog = cc.program.as_ref().expect("compiles");
-    let (mut revealed, mut hidden_in_full, mut named_after) = (0, 0, 0);
+    let (mut revealed, mut hidden_in_full, mut named_after, mut marks_named) = (0, 0, 0, 0);
     for seed in 1..=4 {
         for (f, k) in [(AgentKind::Heuristic, AgentKind::Heuristic), (AgentKind::Random, AgentKind::Random)] {
             for campaign in [false, true] {
@@ -1345,6 +1345,23 @@ fn napoleon_leaders_hidden_until_revealed() {
                         .map(String::from)
                         .collect();
                     assert_eq!(view.len(), full.len());
+                    // `revealed by Identified`: the enemy's view names a leader from his
+                    // reveal (the mark) and goes back to his alias when he is hidden again.
+                    for (i, v) in full.iter().enumerate() {
+                        let Some(u) = v["on"].as_str() else { continue };
+                        let enemy = names.iter().any(|n| n.0 != side && n.1 == u);
+                        if v["marker"] != "Identified" || !enemy {
+                            continue;
+                        }
+                        let seen: serde_json::Value = serde_json::from_str(&view[i]).expect("json");
+                        if v["type"] == "mark" {
+                            assert_eq!(seen["on"], u, "seed {seed}: {side} sees the reveal of {u}");
+                            marks_named += 1;
+                        } else {
+                            let alias = seen["on"].as_str().unwrap_or_default();
+                            assert!(alias.contains(" block "), "seed {seed}: {side} still sees {u}: {alias}");
+                        }
+                    }
                     // (Line 0 is the header: the rulebook's own supplied reasons.)
                     for (i, line) in view.iter().enumerate().skip(1) {
                         for (owner, name, leader) in names.iter().filter(|n| n.0 != side) {
@@ -1372,8 +1389,8 @@ fn napoleon_leaders_hidden_until_revealed() {
     }
     // Not vacuous: the full log names them before, and the views name leaders once revealed.
     assert!(
-        revealed >= 20 && hidden_in_full >= 1000 && named_after >= 20,
-        "{revealed} {hidden_in_full} {named_after}"
+        revealed >= 20 && hidden_in_full >= 1000 && named_after >= 20 && marks_named >= 20,
+        "{revealed} {hidden_in_full} {named_after} {marks_named}"
     );
 }
 
@@ -1497,4 +1514,28 @@ fn napoleon_campaign_disbanding_and_depots() {
         }
     }
     assert!(disbanded > 0 && returned > 0, "{disbanded} disbanded, {returned} returned");
+}
+
+#[test]
+fn napoleon_log_lines_name_the_sequence_of_play_step() {
+    // S[2.]: the rules are numbered by the step of the sequence they apply to; steps.ks
+    // puts each paragraph under its code, and every log line of that paragraph names it.
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let out = play(prog, &options(1, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+    let lines: Vec<serde_json::Value> =
+        out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
+    let step_of = |para: &str| -> BTreeSet<String> {
+        lines
+            .iter()
+            .filter(|v| v["para"] == para)
+            .map(|v| v["step"].as_str().unwrap_or("none").to_string())
+            .collect()
+    };
+    for (para, step) in [("Standard[40.]", "A"), ("Standard[146.]", "III.b"), ("Standard[42.]", "I.a")] {
+        let seen = step_of(para);
+        assert_eq!(seen, BTreeSet::from([step.to_string()]), "{para}");
+    }
+    let with_step = lines.iter().filter(|v| v.get("step").is_some()).count();
+    assert!(with_step * 2 > lines.len(), "{with_step} of {} lines name a step", lines.len());
 }

@@ -1029,3 +1029,44 @@ fn peter_dragoons_dismount_and_remount_in_play() {
     }
     assert!(dismounts > 0 && remounts > 0, "{dismounts} dismounts, {remounts} remounts");
 }
+
+/// A rulebook numbered in parts whose sequence of play has codes of its own (`step_codes`).
+const STEPS: &str = r#"
+rulebook "Steps" { numbering bracketed; parts S, E; dice d6; }
+contents { §S[1.] "Sides" §S[2.] "Weather" §S[3.] "Combat" §E[1.] "Battle" §E[2.] "Pursuit" }
+step_codes {
+  "A" "Weather Determination" { §S[2.] }
+  "III.b" "Combat" { §S[3.] §E[1.] }
+}
+§S[1.] sides { A, B }
+§S[2.] track weather: 0..6
+§S[3.] track fought: 0..99
+§S[2.] procedure weather_phase() { let r = roll 1d6; adjust weather by r - weather; }
+§S[3.] procedure combat() { §E[1.] adjust fought by 1; §E[2.] log "pursuit"; }
+§S[1.] sequence { turns 2 { call weather_phase(); call combat(); } draw "over"; }
+§S[1.] scenario "s" "s" { turns 2; order A, B; }
+"#;
+
+#[test]
+fn sequence_of_play_codes_name_the_log_lines_of_their_paragraphs() {
+    let c = compile_one("steps.ks", STEPS);
+    assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
+    let prog = c.program.expect("compiles");
+    let out = play_s(&prog, BTreeMap::new());
+    let lines: Vec<serde_json::Value> =
+        out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
+    let of = |para: &str| -> Vec<&serde_json::Value> { lines.iter().filter(|v| v["para"] == para).collect() };
+    assert!(!of("S[2.]").is_empty() && of("S[2.]").iter().all(|v| v["step"] == "A"));
+    assert!(!of("E[1.]").is_empty() && of("E[1.]").iter().all(|v| v["step"] == "III.b"));
+    // A paragraph under no code has no `step`.
+    assert!(!of("E[2.]").is_empty() && of("E[2.]").iter().all(|v| v.get("step").is_none()));
+    // `step` follows `para` on the line.
+    let raw = out.log.lines.iter().find(|l| l.contains(r#""para":"E[1.]""#)).expect("a line");
+    assert!(raw.contains(r#""para":"E[1.]","step":"III.b""#), "{raw}");
+    // Errors: a paragraph not in the contents (E0201), one under two codes (E0208).
+    let codes = |src: &str| -> Vec<String> {
+        compile_one("steps.ks", src).diagnostics.iter().map(|d| d.code.to_string()).collect()
+    };
+    assert!(codes(&STEPS.replace("{ §S[2.] }", "{ §S[2.] §S[9.] }")).contains(&"E0201".to_string()));
+    assert!(codes(&STEPS.replace("{ §S[2.] }", "{ §S[2.] §S[3.] }")).contains(&"E0208".to_string()));
+}

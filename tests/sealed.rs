@@ -111,3 +111,84 @@ fn the_second_chooser_decides_the_same_whatever_the_first_chose() {
         }
     }
 }
+
+// ------------------------------------------------------------ secret choices, revealed later
+
+/// One side's choice kept from the other for turns (an objective written down), then
+/// revealed by the rules.
+const SECRET: &str = r#"
+rulebook "Secret" { numbering dotted; dice d6; }
+contents { §1.0 "Pieces" §2.0 "Orders" §3.0 "Arrival" }
+§1.0 sides { A, B }
+§1.0 classes { foot }
+§1.0 unit Corps: foot
+§1.0 terrain Plain { cost: 1 }
+§1.0 map "Board" supplied "a test board" { default Plain; areas { North; South; } borders { North|South; } }
+§1.0 counters supplied "test counters" { A "First Corps" Corps { } B "Guard" Corps { } }
+§2.0 track goal per unit: 0..3
+§2.0 fn unknown(u: Unit) -> Int = 0;
+§2.0 hidden goal shown unknown;
+§2.0 procedure orders() {
+  let g = choose x in [1, 2, 3] by A secret prefer x "objective";
+  set goal[unit("First Corps")] = g;
+}
+§3.0 procedure arrive() {
+  if turn() == 3 { reveal goal[unit("First Corps")] by A "objective"; }
+}
+§3.0 sequence { turns 3 { if turn() == 1 { call orders(); } call arrive(); } draw "over"; }
+§3.0 scenario "s" "s" { turns 3; order A, B; setup A { "First Corps" at North; } setup B { "Guard" at South; } }
+"#;
+
+#[test]
+fn a_secret_choice_is_hidden_from_the_other_side_until_its_reveal() {
+    use kriegsspiel_runtime::view::side_view;
+    let c = compile_src(SECRET);
+    assert!(!c.has_errors(), "{:?}", c.diagnostics);
+    let prog = c.program.expect("compiles");
+    for seed in 1..=5 {
+        let agents: BTreeMap<String, AgentKind> =
+            [("A".to_string(), AgentKind::Random), ("B".to_string(), AgentKind::Random)].into();
+        let out = play(&prog, &GameOptions { scenario: "s".into(), seed, agents, ..GameOptions::default() })
+            .expect("plays");
+        assert!(out.result.is_ok());
+        let full = out.log.text();
+        let dec = full.lines().find(|l| l.contains(r#""type":"decision""#)).expect("a decision");
+        assert!(dec.contains(r#""secret":true"#), "{dec}");
+        let choice = serde_json::from_str::<serde_json::Value>(dec).expect("json")["choice"].clone();
+        assert!(choice.is_i64(), "the record keeps the choice: {dec}");
+        let reveal = full.lines().find(|l| l.contains(r#""type":"reveal""#)).expect("a reveal");
+        assert!(reveal.contains(r#""turn":3"#) && reveal.contains(r#""para":"3.0""#), "{reveal}");
+        let shown = serde_json::from_str::<serde_json::Value>(reveal).expect("json")["decisions"][0].clone();
+        assert_eq!(shown["by"], "A");
+        assert_eq!(shown["what"], "objective");
+        assert_eq!(shown["choice"], choice, "the reveal shows what was chosen");
+        // B's view: neither the decision nor the track written from it tells the choice,
+        // and the reveal, in turn 3, does.
+        let b = side_view(&prog, &full, "B").expect("B");
+        let b_dec = b.lines().find(|l| l.contains(r#""type":"decision""#)).expect("a decision");
+        assert!(b_dec.contains(r#""choice":null"#) && b_dec.contains(r#""hidden":true"#), "{b_dec}");
+        let b_goal = b.lines().find(|l| l.contains(r#""track":"goal""#)).expect("the track");
+        assert!(b_goal.contains(r#""value":null"#), "{b_goal}");
+        let b_reveal = b.lines().find(|l| l.contains(r#""type":"reveal""#)).expect("a reveal");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(b_reveal).expect("json")["decisions"][0]["choice"],
+            choice
+        );
+        // A sees its own choice.
+        let a = side_view(&prog, &full, "A").expect("A");
+        let a_dec = a.lines().find(|l| l.contains(r#""type":"decision""#)).expect("a decision");
+        assert!(!a_dec.contains(r#""choice":null"#), "{a_dec}");
+    }
+}
+
+#[test]
+fn reveal_errors_have_codes() {
+    let codes = |src: &str| -> Vec<String> {
+        compile_src(src).diagnostics.iter().map(|d| d.code.to_string()).collect()
+    };
+    // The revealing side must be a side.
+    let not_side = SECRET.replace("by A \"objective\"; }", "by 3 \"objective\"; }");
+    assert!(codes(&not_side).contains(&"E0301".to_string()), "{:?}", codes(&not_side));
+    // Nothing to reveal.
+    assert!(codes(SECRET).is_empty(), "{:?}", codes(SECRET));
+}

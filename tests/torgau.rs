@@ -578,3 +578,44 @@ fn torgau_zoc_option_plays() {
         );
     }
 }
+
+#[test]
+fn torgau_plans_are_secret_in_the_austrian_view_until_revealed() {
+    // Rule 19 ¶2-¶4: the plans are `secret` choices. In the Austrian view of the log the
+    // Prussian decisions of entry point and hour show no choice and the plan tracks no
+    // value; the hour is revealed at the time roll (made before the Austrian, ¶3) and the
+    // point at the corps' arrival, each equal to what the full record shows was chosen.
+    let c = compiled();
+    let prog = c.program.as_ref().expect("compiles");
+    let mut reveals = 0;
+    for seed in 1..=3 {
+        let out = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Random)).expect("plays");
+        let full = out.log.lines.join("\n");
+        let view = kriegsspiel_runtime::view::side_view(prog, &full, "Austrian").expect("a side");
+        let planned = |text: &str, what: &str| -> Vec<serde_json::Value> {
+            text.lines()
+                .map(json)
+                .filter(|v| v["type"] == "decision" && v["what"].as_str().unwrap_or("").starts_with(what))
+                .map(|v| v["choice"].clone())
+                .collect()
+        };
+        for what in ["entry point of the corps", "hour of arrival of the corps"] {
+            let chosen = planned(&full, what);
+            assert_eq!(chosen.len(), 4, "seed {seed}: four plans");
+            assert!(chosen.iter().all(|c| c.is_i64()), "the record keeps them");
+            assert!(planned(&view, what).iter().all(|c| c.is_null()), "seed {seed}: the view hides {what}");
+            for l in view.lines().map(json).filter(|v| v["type"] == "reveal") {
+                let d = &l["decisions"][0];
+                if d["what"].as_str().unwrap_or("").starts_with(what) {
+                    assert!(chosen.contains(&d["choice"]), "seed {seed}: revealed {d} was planned");
+                    reveals += 1;
+                }
+            }
+        }
+        assert!(
+            view.lines().map(json).filter(|v| v["track"] == "plan_point").all(|v| v["value"].is_null()),
+            "seed {seed}: no plan value in the view"
+        );
+    }
+    assert!(reveals >= 12, "{reveals} reveals in three games");
+}

@@ -231,6 +231,39 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
         }
     }
     let contents = contents;
+    // The sequence-of-play codes: each names paragraphs of the contents, each paragraph
+    // under one code.
+    let mut step_of: std::collections::BTreeMap<String, (String, Span)> = Default::default();
+    for s in &book.steps {
+        for a in &s.paragraphs {
+            let (base, _) = crate::contents::split_item(&a.text);
+            if !contents.index.contains_key(&base) {
+                diags.push(
+                    Diagnostic::error(
+                        "E0201",
+                        a.span,
+                        format!(
+                            "step \"{}\" names §{}, a paragraph that is not in the contents",
+                            s.code, a.text
+                        ),
+                    )
+                    .with_paragraph(a.text.clone()),
+                );
+            } else if let Some((code, first)) = step_of.get(&base) {
+                diags.push(
+                    Diagnostic::error(
+                        "E0208",
+                        a.span,
+                        format!("§{base} is under two sequence-of-play steps: \"{code}\" and \"{}\"", s.code),
+                    )
+                    .with_label(*first, "first here")
+                    .with_paragraph(base.clone()),
+                );
+            } else {
+                step_of.insert(base, (s.code.clone(), a.span));
+            }
+        }
+    }
     // External references: (anchor, the paragraph citing it), each once.
     let mut external: BTreeSet<(String, String)> = BTreeSet::new();
     let mut encoded: BTreeSet<String> = BTreeSet::new();
@@ -786,8 +819,34 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     // Hidden per-unit tracks, ratings and types, and the public estimate shown to the
     // other sides (6.17c).
     for d in decls {
-        if let DeclKind::Hidden { tracks, shown } = &d.kind {
+        if let DeclKind::Hidden { tracks, shown, revealed_by } = &d.kind {
             let para = first_para(d);
+            // `revealed by M`: a marker placed on units (E0107 otherwise).
+            let revealed_by = revealed_by.as_ref().and_then(|m| match cx.env.marker_index(&m.name) {
+                Some(i) if cx.env.markers[i].1 == MarkerTarget::Unit => {
+                    cx.env.used.insert(m.name.clone());
+                    Some(i as u16)
+                }
+                Some(_) => {
+                    cx.diags.push(
+                        Diagnostic::error(
+                            "E0107",
+                            m.span,
+                            format!("marker `{}` is not placed on units", m.name),
+                        )
+                        .with_note("a hidden unit is revealed by a marker declared `on unit`")
+                        .with_paragraph(para.clone()),
+                    );
+                    None
+                }
+                None => {
+                    cx.diags.push(
+                        Diagnostic::error("E0107", m.span, format!("unknown marker `{}`", m.name))
+                            .with_paragraph(para.clone()),
+                    );
+                    None
+                }
+            });
             let sig = cx.env.callables.get(&shown.name).cloned();
             if sig.is_none() {
                 cx.diags.push(
@@ -829,14 +888,14 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         cx.env.used.insert(t.name.clone());
                         if let Some(f) = est(&mut cx, Ty::Int) {
                             let p = cx.env.para(&para);
-                            prog.hidden.push(HiddenDef { track: i as u16, shown: f, para: p });
+                            prog.hidden.push(HiddenDef { track: i as u16, shown: f, para: p, revealed_by });
                         }
                     }
                     // `hidden type shown f`: a block's type (and classes) hidden.
                     None if t.name == "type" => {
                         if let Some(f) = est(&mut cx, Ty::UnitType) {
                             let p = cx.env.para(&para);
-                            prog.hidden_type = Some(HiddenType { shown: f, para: p });
+                            prog.hidden_type = Some(HiddenType { shown: f, para: p, revealed_by });
                         }
                     }
                     // A rating: its value on the counter hidden.
@@ -845,7 +904,12 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
                         cx.env.used.insert(t.name.clone());
                         if let Some(f) = est(&mut cx, Ty::Int) {
                             let p = cx.env.para(&para);
-                            prog.hidden_ratings.push(HiddenRating { rating: r as u16, shown: f, para: p });
+                            prog.hidden_ratings.push(HiddenRating {
+                                rating: r as u16,
+                                shown: f,
+                                para: p,
+                                revealed_by,
+                            });
                         }
                     }
                     _ => cx.diags.push(

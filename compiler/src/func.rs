@@ -792,6 +792,21 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.emit(Op::SealedEnd);
                 self.locals.extend(bound);
             }
+            StmtKind::Reveal { value, by, what } => {
+                if !self.effect_allowed(span, "`reveal`") {
+                    return;
+                }
+                let v = self.expr(value);
+                if v.ty == Ty::Nil {
+                    self.error(err("E0301", value.span, "this expression has no value to reveal"));
+                }
+                let value = self.temp();
+                self.emit(Op::Mov { dst: value, src: v.reg });
+                let s = self.expr(by);
+                self.expect_ty(&s, &Ty::Side, by.span, "the side whose choice is revealed");
+                let w = self.cx.string(what);
+                self.emit(Op::Reveal { value, side: s.reg, what: w });
+            }
             StmtKind::Let { name, value } => {
                 let reg = self.temp();
                 let o = self.expr_to(value, reg);
@@ -1612,7 +1627,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.locals.truncate(depth);
                 out
             }
-            ExprKind::Choose { var, from, by, prefer, or_none, none_score, what } => {
+            ExprKind::Choose { var, from, by, prefer, or_none, none_score, secret, what } => {
                 if let (Some(ns), None) = (none_score, prefer) {
                     self.error(
                         err("E0301", ns.span, "a score for `none` needs `prefer` scores for the options")
@@ -1667,7 +1682,15 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 };
                 let dst = self.dst();
                 let w = self.cx.string(what);
-                self.emit(Op::Choose { dst, list, scores, side: side_r, what: w, or_none: *or_none });
+                self.emit(Op::Choose {
+                    dst,
+                    list,
+                    scores,
+                    side: side_r,
+                    what: w,
+                    or_none: *or_none,
+                    secret: *secret,
+                });
                 Self::out(dst, elem, Iv::ANY)
             }
             ExprKind::Quant { q, var, iter, filter, body } => {

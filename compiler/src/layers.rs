@@ -429,8 +429,12 @@ pub fn select(book: &Rulebook, layers: &Layers, active: &[bool], examples_of: Op
         drop.remove(&slot);
         replace.insert(slot, current);
     }
-    let mut out =
-        Rulebook { headers: book.headers.clone(), contents: book.contents.clone(), decls: Vec::new() };
+    let mut out = Rulebook {
+        headers: book.headers.clone(),
+        contents: book.contents.clone(),
+        steps: book.steps.clone(),
+        decls: Vec::new(),
+    };
     for (i, d) in book.decls.iter().enumerate() {
         if !on(d) || drop.contains(&i) {
             continue;

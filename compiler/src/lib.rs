@@ -444,6 +444,26 @@ fn compile_one(
     (program, report, encoded)
 }
 
+/// Record the sequence-of-play codes (`step_codes`) and each cited paragraph's code, for the
+/// log. (The block is checked, E0201 and E0208, with the contents.)
+fn step_info(p: &mut Program, main: &kriegsspiel_dsl::ast::Rulebook) {
+    if main.steps.is_empty() {
+        return;
+    }
+    let mut of: std::collections::BTreeMap<String, u16> = Default::default();
+    for (i, s) in main.steps.iter().enumerate() {
+        p.steps.push(s.code.clone());
+        for a in &s.paragraphs {
+            of.entry(contents::split_item(&a.text).0).or_insert(i as u16);
+        }
+    }
+    p.para_step = p
+        .paragraphs
+        .iter()
+        .map(|x| of.get(&contents::split_item(x).0).copied().unwrap_or(u16::MAX))
+        .collect();
+}
+
 /// Record the layers in a program: which are in play, and the layer of each paragraph
 /// (the highest that anchors it), for the log.
 fn layer_info(
@@ -486,4 +506,5 @@ fn layer_info(
     if !of.is_empty() {
         p.para_layer = p.paragraphs.iter().map(|x| of.get(x).copied().unwrap_or(0)).collect();
     }
+    step_info(p, main);
 }

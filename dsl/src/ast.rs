@@ -50,7 +50,18 @@ pub struct Anchor {
 pub struct Rulebook {
     pub headers: Vec<Header>,
     pub contents: Vec<ContentsEntry>,
+    /// `step_codes { ... }`: the sequence-of-play codes and the paragraphs each heads.
+    pub steps: Vec<StepEntry>,
     pub decls: Vec<Decl>,
+}
+
+/// `"III.b" "Combat" { §S[146.] ... }`: a sequence-of-play code over its paragraphs.
+#[derive(Clone, Debug, Serialize)]
+pub struct StepEntry {
+    pub code: String,
+    pub title: Option<String>,
+    pub paragraphs: Vec<Anchor>,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -289,6 +300,8 @@ pub enum DeclKind {
     Hidden {
         tracks: Vec<Ident>,
         shown: Ident,
+        /// `revealed by M`: a unit carrying marker `M` is not hidden.
+        revealed_by: Option<Ident>,
     },
     Sequence(Block),
     /// `formations Dragoons { Mounted; Dismounted: combat, infantry { ma: 5 }; Mounted <-> Dismounted; }`.
@@ -725,6 +738,12 @@ pub enum StmtKind {
         value: Expr,
     },
     /// `clear t;` / `clear t[k];`: a track holding references emptied.
+    /// `reveal x by S "what";`: a `secret` choice of side `S` made public (logged).
+    Reveal {
+        value: Expr,
+        by: Expr,
+        what: String,
+    },
     ClearTrack {
         track: Ident,
         index: Vec<Expr>,
@@ -929,6 +948,8 @@ pub enum ExprKind {
         or_none: bool,
         /// `or none prefer S`: the score of declining (0 when absent).
         none_score: Option<Box<Expr>>,
+        /// `secret`: kept from the other sides' views until a `reveal`.
+        secret: bool,
         what: String,
     },
     Quant {

@@ -76,6 +76,7 @@ pub fn parse_all(sources: &SourceMap) -> (ast::Rulebook, Vec<Diagnostic>) {
             Ok(b) => {
                 book.headers.extend(b.headers);
                 book.contents.extend(b.contents);
+                book.steps.extend(b.steps);
                 book.decls.extend(b.decls);
             }
             Err(d) => diags.extend(d),

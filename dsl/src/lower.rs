@@ -247,6 +247,16 @@ impl Lowerer {
                     book.contents.push(self.contents_entry(e));
                 }
             }
+            Rule::steps => {
+                for e in inner.into_inner() {
+                    let span = self.span(&e);
+                    let mut k = Kids::of(e);
+                    let code = self.string(k.next());
+                    let title = k.opt(Rule::string).map(|t| self.string(t));
+                    let paragraphs = k.rest().map(|a| self.anchor(a)).collect();
+                    book.steps.push(StepEntry { code, title, paragraphs, span });
+                }
+            }
             Rule::layer_use => self.layer = Some(self.ident(Kids::of(inner).next())),
             _ => book.decls.push(self.anchored(inner)),
         }
@@ -556,7 +566,12 @@ impl Lowerer {
             Rule::hidden_decl => {
                 let tracks = self.ident_list(k.next());
                 let shown = self.ident(k.next());
-                DeclKind::Hidden { tracks, shown }
+                let revealed_by = k.opt(Rule::revealed_by).map(|r| {
+                    let mut r = Kids::of(r);
+                    let _kw = r.next();
+                    self.ident(r.next())
+                });
+                DeclKind::Hidden { tracks, shown, revealed_by }
             }
             Rule::sequence_decl => DeclKind::Sequence(self.block(k.next())),
             Rule::ruling_decl => {
@@ -1215,6 +1230,13 @@ impl Lowerer {
                 let index = k.next().into_inner().map(|e| self.expr(e)).collect();
                 StmtKind::SetTrack { track, index, value: self.expr(k.next()) }
             }
+            Rule::reveal_stmt => {
+                let _kw = k.next();
+                let value = self.expr(k.next());
+                let by = self.expr(k.next());
+                let what = self.string(k.next());
+                StmtKind::Reveal { value, by, what }
+            }
             Rule::clear_stmt => {
                 let _kw = k.next();
                 let track = self.ident(k.next());
@@ -1559,13 +1581,14 @@ impl Lowerer {
                 let var = self.ident(k.next());
                 let from = self.boxed(k.next());
                 let by = self.boxed(k.next());
+                let secret = k.opt(Rule::secret_kw).is_some();
                 let prefer = k.opt(Rule::prefer_clause).map(|c| self.boxed(c));
                 let none = k.opt(Rule::or_none);
                 let or_none = none.is_some();
                 let none_score =
                     none.and_then(|p| p.into_inner().next()).map(|np| self.boxed(Kids::of(np).next()));
                 let what = self.string(k.next());
-                ExprKind::Choose { var, from, by, prefer, or_none, none_score, what }
+                ExprKind::Choose { var, from, by, prefer, or_none, none_score, secret, what }
             }
             Rule::quant_expr => {
                 let mut k = Kids::of(p);

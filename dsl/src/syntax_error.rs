@@ -87,6 +87,7 @@ const STMT_KWS: &[&str] = &[
     "reshuffle",
     "transfer",
     "clear",
+    "reveal",
     "§",
 ];
 const EXPR_START: &[&str] = &[

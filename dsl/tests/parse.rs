@@ -1430,3 +1430,43 @@ fn state_and_procedure_forms_of_issue_18() {
         k => panic!("{k:?}"),
     }
 }
+
+#[test]
+fn secret_choices_reveals_and_revealing_markers() {
+    // `revealed by M` after a hidden declaration's estimate; absent, none.
+    match decl("§21 hidden type, initiative shown shown_type revealed by Identified;").kind {
+        DeclKind::Hidden { tracks, shown, revealed_by: Some(m) } => {
+            assert_eq!((tracks.len(), shown.name.as_str(), m.name.as_str()), (2, "shown_type", "Identified"))
+        }
+        k => panic!("{k:?}"),
+    }
+    assert!(matches!(decl("§21 hidden sp shown est;").kind, DeclKind::Hidden { revealed_by: None, .. }));
+    // `secret` after the chooser; `reveal VALUE by SIDE "what";`.
+    let src = r#"§19 procedure p() {
+  let k = choose x in [1, 2] by Prussian secret prefer x "plan";
+  reveal k by Prussian "plan";
+}"#;
+    match decl(src).kind {
+        DeclKind::Procedure { body, .. } => {
+            match &body.stmts[0].kind {
+                StmtKind::Let { value, .. } => {
+                    assert!(matches!(&value.kind, ExprKind::Choose { secret: true, prefer: Some(_), .. }))
+                }
+                k => panic!("{k:?}"),
+            }
+            assert!(matches!(&body.stmts[1].kind, StmtKind::Reveal { what, .. } if what == "plan"));
+        }
+        k => panic!("{k:?}"),
+    }
+    match decl(r#"§1 procedure q() { let k = choose x in [1, 2] by A "plan"; }"#).kind {
+        DeclKind::Procedure { body, .. } => match &body.stmts[0].kind {
+            StmtKind::Let { value, .. } => {
+                assert!(matches!(&value.kind, ExprKind::Choose { secret: false, .. }))
+            }
+            k => panic!("{k:?}"),
+        },
+        k => panic!("{k:?}"),
+    }
+    // `secret` and `revealed` stay free as names elsewhere.
+    assert!(matches!(decl("§1 track secret: 0..3").kind, DeclKind::Track { .. }));
+}

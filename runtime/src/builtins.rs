@@ -492,6 +492,7 @@ impl<'p> Vm<'p> {
             let event = Event::Lookup {
                 turn: self.state.turn,
                 para: prog.para(table.para).to_string(),
+                step: prog.step_of(table.para).map(String::from),
                 at: prog.para(self.cur_para).to_string(),
                 table: table.name.clone(),
                 key,
@@ -561,6 +562,7 @@ impl<'p> Vm<'p> {
         let event = Event::Modifiers {
             turn: self.state.turn,
             para: prog.para(func.para).to_string(),
+            step: prog.step_of(func.para).map(String::from),
             at: prog.para(at).to_string(),
             set: func.name.clone(),
             args,
@@ -1085,6 +1087,7 @@ impl<'p> Vm<'p> {
             let event = Event::Retreat {
                 turn: self.state.turn,
                 para: self.prog.para(self.prog.hooks.retreat_para).to_string(),
+                step: self.prog.step_of(self.prog.hooks.retreat_para).map(String::from),
                 at: self.prog.para(self.cur_para).to_string(),
                 unit: self.prog.counters[u as usize].name.clone(),
                 from: self.board.label(from).to_string(),

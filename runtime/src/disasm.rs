@@ -280,15 +280,19 @@ impl Names<'_> {
                 }
             }
             Op::RegainStep { u } => format!("regain a step of {}", r(u)),
-            Op::Choose { dst, side, list, scores, what, or_none } => format!(
-                "{} = choose {} by {} from {}{}{}",
+            Op::Choose { dst, side, list, scores, what, or_none, secret } => format!(
+                "{} = choose {} by {} from {}{}{}{}",
                 r(dst),
                 self.string(what),
                 r(side),
                 r(list),
                 if scores == NO_REG { String::new() } else { format!(" prefer {}", r(scores)) },
-                if or_none { " or none" } else { "" }
+                if or_none { " or none" } else { "" },
+                if secret { " (secret)" } else { "" }
             ),
+            Op::Reveal { value, side, what } => {
+                format!("reveal {} chosen by {} ({})", r(value), r(side), self.string(what))
+            }
             Op::WantsScores { dst, side, list } => {
                 format!("{} = wants_scores({}, {})", r(dst), r(side), r(list))
             }

@@ -59,6 +59,7 @@ impl<'p> Vm<'p> {
             phase: if self.state.phase == u32::MAX { "" } else { prog.string(self.state.phase) },
             side: prog.sides.get(self.state.phasing as usize).map(String::as_str),
             para: prog.para(self.cur_para),
+            step: prog.step_of(self.cur_para),
             layer,
         }
     }
@@ -96,14 +97,24 @@ impl<'p> Vm<'p> {
         if self.state.units.get(u as usize)?.side == viewer {
             return None;
         }
-        let shown = match field {
-            Field::Rating(r) => self.prog.hidden_ratings.iter().find(|h| h.rating == r)?.shown,
-            Field::UnitType => self.prog.hidden_type.as_ref()?.shown,
+        let (shown, revealed_by) = match field {
+            Field::Rating(r) => {
+                let h = self.prog.hidden_ratings.iter().find(|h| h.rating == r)?;
+                (h.shown, h.revealed_by)
+            }
+            Field::UnitType => {
+                let h = self.prog.hidden_type.as_ref()?;
+                (h.shown, h.revealed_by)
+            }
             _ => return None,
         };
-        // An answer that depends on the view is not one to keep in the movement memo.
+        // An answer that depends on the view (or on the revealing marker) is not one to
+        // keep in the movement memo.
         if self.rec.active {
             self.rec.uncacheable = true;
+        }
+        if self.revealed(u, revealed_by) {
+            return None;
         }
         // The estimate is computed in full view, then the view resumes.
         self.view = None;
@@ -129,11 +140,25 @@ impl<'p> Vm<'p> {
         })
     }
 
+    /// Does unit `u` carry the marker that reveals it (`hidden ... revealed by M`)?
+    pub(crate) fn revealed(&self, u: u16, marker: Option<u16>) -> bool {
+        match (marker, self.state.units.get(u as usize)) {
+            (Some(m), Some(us)) => us.markers & (1u64 << (m as u64 % 64)) != 0,
+            _ => false,
+        }
+    }
+
     /// An option's label as the agent of side `s` reads it: with `hidden type`, another
-    /// side's unit is a block in its space ("B block in Paris"), not a name (6.17c).
+    /// side's unit is a block in its space ("B block in Paris"), not a name (6.17c),
+    /// unless it carries the marker that reveals it.
     fn agent_label(&self, v: Value, s: u8) -> String {
-        if let (Value::Unit(u), Some(_)) = (v, self.prog.hidden_type.as_ref()) {
-            if let Some(us) = self.state.units.get(u as usize).filter(|us| us.side != s) {
+        if let (Value::Unit(u), Some(ht)) = (v, self.prog.hidden_type.as_ref()) {
+            if let Some(us) = self
+                .state
+                .units
+                .get(u as usize)
+                .filter(|us| us.side != s && !self.revealed(u, ht.revealed_by))
+            {
                 let owner = self.prog.sides.get(us.side as usize).cloned().unwrap_or_default();
                 let at = match self.unit_value(u, Field::Hex) {
                     Value::Hex(h) => self.board.label(h),
@@ -300,7 +325,7 @@ impl<'p> Vm<'p> {
                 self.event("step_gain", Event::Step { unit: name, steps_left: i64::from(left) });
                 self.check_triggers()?;
             }
-            Op::Choose { dst, list, scores, side, what, or_none } => {
+            Op::Choose { dst, list, scores, side, what, or_none, secret } => {
                 self.view = None;
                 let options: Vec<Value> = self.list(self.reg(base, list))?.to_vec();
                 let mut score_vals: Option<Vec<i64>> = if scores == NO_REG
@@ -379,7 +404,11 @@ impl<'p> Vm<'p> {
                         None => None,
                     };
                     let options = options.len();
-                    self.event("decision", Event::Decision { by, what, options, choice, player, sealed });
+                    let secret = secret.then_some(true);
+                    self.event(
+                        "decision",
+                        Event::Decision { by, what, options, choice, player, sealed, secret },
+                    );
                 }
             }
             Op::WantsScores { dst, side, list } => {
@@ -479,7 +508,7 @@ impl<'p> Vm<'p> {
                 if let (Some(viewer), Value::Unit(u)) = (self.view, self.reg(base, side)) {
                     if let Some(h) = self.prog.hidden.iter().find(|h| h.track == track) {
                         let owner = self.state.units.get(u as usize).map(|c| c.side);
-                        if owner.is_some() && owner != Some(viewer) {
+                        if owner.is_some() && owner != Some(viewer) && !self.revealed(u, h.revealed_by) {
                             // The estimate is computed in full view, then the view resumes.
                             self.view = None;
                             let v = self.call(h.shown, &[Value::Unit(u)]);
@@ -849,6 +878,15 @@ impl<'p> Vm<'p> {
             }
             Op::TurnEnd => self.check_invariants(CheckAt::AfterTurn, &[])?,
             Op::SealedBegin => self.sealed = Some(Vec::new()),
+            Op::Reveal { value, side, what } => {
+                if self.log.enabled() {
+                    let by = self.prog.sides.get(self.side_of(self.reg(base, side))? as usize).cloned();
+                    let choice = self.label(self.reg(base, value));
+                    let what = self.prog.string(what).to_string();
+                    let decision = json!({ "by": by, "what": what, "choice": choice });
+                    self.event("reveal", Event::Reveal { decisions: vec![decision] });
+                }
+            }
             Op::SealedEnd => {
                 if let Some(list) = self.sealed.take() {
                     self.event("reveal", Event::Reveal { decisions: list });

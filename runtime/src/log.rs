@@ -26,6 +26,9 @@ pub struct Ctx<'a> {
     pub side: Option<&'a str>,
     /// The paragraph of the rule that caused the event.
     pub para: &'a str,
+    /// Its sequence-of-play code (`step_codes`), when the rulebook declares them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<&'a str>,
     /// The layer of that rule, when above the base rules.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layer: Option<&'a str>,
@@ -65,6 +68,9 @@ pub enum Event {
     Lookup {
         turn: i64,
         para: String,
+        /// The sequence-of-play code of `para` (`step_codes`), when it has one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        step: Option<String>,
         at: String,
         table: String,
         /// The column key (a number, or the odds of an odds table), as text.
@@ -83,6 +89,9 @@ pub enum Event {
     Modifiers {
         turn: i64,
         para: String,
+        /// The sequence-of-play code of `para` (`step_codes`), when it has one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        step: Option<String>,
         at: String,
         set: String,
         args: serde_json::Map<String, Json>,
@@ -115,6 +124,9 @@ pub enum Event {
         player: Option<Json>,
         #[serde(skip_serializing_if = "Option::is_none")]
         sealed: Option<bool>,
+        /// A `secret` choice: kept from the other sides' views until its `reveal`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        secret: Option<bool>,
     },
     /// A unit moved (from null: onto the map).
     Move { unit: String, from: Option<String>, to: String },
@@ -136,7 +148,8 @@ pub enum Event {
     Point {},
     /// A reinforcement entered at its hex.
     Enter { unit: String, at: String },
-    /// The decisions of a sealed block, revealed together.
+    /// The decisions of a sealed block, revealed together (or one `secret` choice, by
+    /// a `reveal` statement).
     Reveal { decisions: Vec<Json> },
     /// A unit eliminated.
     Eliminate { unit: String },
@@ -150,6 +163,9 @@ pub enum Event {
     Retreat {
         turn: i64,
         para: String,
+        /// The sequence-of-play code of `para` (`step_codes`), when it has one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        step: Option<String>,
         at: String,
         unit: String,
         from: String,

@@ -464,6 +464,8 @@ pub enum Op {
         side: Reg,
         what: u32,
         or_none: bool,
+        /// `secret`: the decision is kept from the other sides' views until a `Reveal`.
+        secret: bool,
     },
     /// r[dst] = does side r[side]'s agent read preference scores, with more than one
     /// option in list r[list]? (Random agents do not: their scores are never computed.)
@@ -662,6 +664,13 @@ pub enum Op {
     SealedBegin,
     /// End of a `sealed` block: logs the `reveal` of its decisions.
     SealedEnd,
+    /// A `secret` choice made public: logs a `reveal` of value r[value] chosen by side
+    /// r[side], described by string `what`.
+    Reveal {
+        value: Reg,
+        side: Reg,
+        what: u32,
+    },
     /// End of a game turn: checks the `after turn` invariants.
     TurnEnd,
     /// Start phase `name` with phasing side r[side]; logs.

@@ -68,6 +68,12 @@ pub struct Program {
     /// declarations anchor it (0, the base, when none or no layers).
     #[serde(default)]
     pub para_layer: Vec<u8>,
+    /// The sequence of play's own codes (`step_codes`, "III.b"), and per paragraph (parallel
+    /// to `paragraphs`) the index of its code, `u16::MAX` for none: the log's `step`.
+    #[serde(default)]
+    pub steps: Vec<String>,
+    #[serde(default)]
+    pub para_step: Vec<u16>,
     /// Cups of values drawn without replacement (`cup` declarations).
     #[serde(default)]
     pub cups: Vec<CupDef>,
@@ -450,6 +456,9 @@ pub struct HiddenDef {
     pub track: u16,
     pub shown: FnId,
     pub para: ParaId,
+    /// `revealed by M`: a unit carrying marker `M` is not hidden.
+    #[serde(default)]
+    pub revealed_by: Option<u16>,
 }
 
 /// An interrupt: after a `move` takes a unit from one map hex to another (outside any
@@ -548,6 +557,9 @@ pub struct HiddenRating {
     pub rating: u16,
     pub shown: FnId,
     pub para: ParaId,
+    /// `revealed by M`: a unit carrying marker `M` is not hidden.
+    #[serde(default)]
+    pub revealed_by: Option<u16>,
 }
 
 /// Units' types hidden from the other sides: in side S's view, the type (and the
@@ -556,6 +568,9 @@ pub struct HiddenRating {
 pub struct HiddenType {
     pub shown: FnId,
     pub para: ParaId,
+    /// `revealed by M`: a unit carrying marker `M` is not hidden.
+    #[serde(default)]
+    pub revealed_by: Option<u16>,
 }
 
 impl Program {
@@ -565,6 +580,10 @@ impl Program {
             .iter()
             .enumerate()
             .find_map(|(d, deck)| deck.cards.iter().position(|c| c.sym == sym).map(|i| (d, i)))
+    }
+    /// The sequence-of-play code (`step_codes`) of a paragraph, if it has one.
+    pub fn step_of(&self, para: ParaId) -> Option<&str> {
+        self.para_step.get(para as usize).and_then(|&s| self.steps.get(s as usize)).map(String::as_str)
     }
     /// Does anything hide information from the other sides (agents' views)?
     pub fn has_views(&self) -> bool {

@@ -95,6 +95,9 @@ pub fn verify(p: &Program) -> Result<(), String> {
                         && reg_ok(side)
                         && (what as usize) < p.strings.len()
                 }
+                Op::Reveal { value, side, what } => {
+                    reg_ok(value) && reg_ok(side) && (what as usize) < p.strings.len()
+                }
                 Op::ListNew { dst } => reg_ok(dst),
                 Op::WantsScores { dst, side, list } => reg_ok(dst) && reg_ok(side) && reg_ok(list),
                 Op::ListPush { list, v } => reg_ok(list) && reg_ok(v),

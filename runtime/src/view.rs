@@ -8,6 +8,10 @@
 //! - the values of hidden per-unit tracks (`hidden t shown f`) of other sides' units;
 //! - with `hidden type`, the names of other sides' units (their identity): each is shown
 //!   as `"<Side> block <n>"`, numbered in the order the view first meets it;
+//! - another side's `secret` decisions (shown by the rulebook's `reveal` when it says);
+//! - with `revealed by M` on a `hidden` declaration, a unit carrying marker `M` (followed
+//!   through the log's `mark` and `unmark` events) is not hidden by it: its name or value
+//!   shows while the marker is on, and the same alias returns when it comes off;
 //! - with anything hidden, what a modifier set evaluated for another side's unit gave
 //!   (its base, the lines that applied, the result).
 //!
@@ -16,7 +20,7 @@
 
 use crate::program::Program;
 use serde_json::{Map, Value as Json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What a side may see of another side's units, tracks and hands.
 struct Viewer<'a> {
@@ -27,7 +31,14 @@ struct Viewer<'a> {
     /// Aliases given so far, by counter name, and how many per side.
     alias: BTreeMap<String, String>,
     count: BTreeMap<String, usize>,
-    hidden_tracks: Vec<String>,
+    /// Hidden tracks by name, with the name of the marker that reveals a unit's value.
+    hidden_tracks: Vec<(String, Option<String>)>,
+    /// The marker that reveals a unit's identity (`hidden type ... revealed by M`).
+    type_revealed_by: Option<String>,
+    /// Every declaration's revealing marker, `None` for one that has none.
+    revealers: Vec<Option<String>>,
+    /// (unit, marker) pairs on the board now, for the revealing markers.
+    marks: BTreeSet<(String, String)>,
 }
 
 impl<'a> Viewer<'a> {
@@ -37,10 +48,22 @@ impl<'a> Viewer<'a> {
             .iter()
             .map(|c| (c.name.clone(), prog.sides.get(c.side as usize).cloned().unwrap_or_default()))
             .collect();
+        let marker = |m: Option<u16>| m.and_then(|m| prog.markers.get(m as usize)).map(|d| d.name.clone());
         let hidden_tracks = prog
             .hidden
             .iter()
-            .filter_map(|h| prog.tracks.get(h.track as usize).map(|t| t.name.clone()))
+            .filter_map(|h| {
+                prog.tracks.get(h.track as usize).map(|t| (t.name.clone(), marker(h.revealed_by)))
+            })
+            .collect();
+        let type_revealed_by = prog.hidden_type.as_ref().and_then(|h| marker(h.revealed_by));
+        let revealers = prog
+            .hidden
+            .iter()
+            .map(|h| h.revealed_by)
+            .chain(prog.hidden_ratings.iter().map(|h| h.revealed_by))
+            .chain(prog.hidden_type.iter().map(|h| h.revealed_by))
+            .map(marker)
             .collect();
         Viewer {
             prog,
@@ -49,7 +72,23 @@ impl<'a> Viewer<'a> {
             alias: BTreeMap::new(),
             count: BTreeMap::new(),
             hidden_tracks,
+            type_revealed_by,
+            revealers,
+            marks: BTreeSet::new(),
         }
+    }
+
+    /// Does `unit` carry `marker` now (a revealing marker)?
+    fn carries(&self, unit: &str, marker: &Option<String>) -> bool {
+        match marker {
+            Some(m) => self.marks.contains(&(unit.to_string(), m.clone())),
+            None => false,
+        }
+    }
+
+    /// Is every hidden declaration's marker on `unit`, so that nothing of it is hidden?
+    fn open(&self, unit: &str) -> bool {
+        self.revealers.iter().all(|m| self.carries(unit, m))
     }
 
     fn foreign(&self, unit: &str) -> bool {
@@ -58,7 +97,10 @@ impl<'a> Viewer<'a> {
 
     /// The name a unit goes by in this view.
     fn name(&mut self, unit: &str) -> String {
-        if self.prog.hidden_type.is_none() || !self.foreign(unit) {
+        if self.prog.hidden_type.is_none()
+            || !self.foreign(unit)
+            || self.carries(unit, &self.type_revealed_by)
+        {
             return unit.to_string();
         }
         if let Some(a) = self.alias.get(unit) {
@@ -99,6 +141,20 @@ impl<'a> Viewer<'a> {
             "header" => {
                 m.insert("view".into(), Json::String(self.side.clone()));
             }
+            "mark" | "unmark" => {
+                if let (Some(u), Some(mk)) =
+                    (m.get("on").and_then(|x| x.as_str()), m.get("marker").and_then(|x| x.as_str()))
+                {
+                    if self.owner.contains_key(u) && self.revealers.iter().any(|r| r.as_deref() == Some(mk)) {
+                        let key = (u.to_string(), mk.to_string());
+                        if kind == "mark" {
+                            self.marks.insert(key);
+                        } else {
+                            self.marks.remove(&key);
+                        }
+                    }
+                }
+            }
             "transfer" => {
                 if let (Some(u), Some(to)) =
                     (m.get("unit").and_then(|x| x.as_str()), m.get("to").and_then(|x| x.as_str()))
@@ -111,21 +167,24 @@ impl<'a> Viewer<'a> {
                 m.insert("drawn".into(), Json::Null);
                 m.insert("hidden".into(), Json::Bool(true));
             }
-            // Another side's sealed decision is seen only at its reveal.
+            // Another side's sealed or secret decision is seen only at its reveal.
             "decision"
-                if m.get("sealed").and_then(|s| s.as_bool()) == Some(true)
+                if (m.get("sealed").and_then(|s| s.as_bool()) == Some(true)
+                    || m.get("secret").and_then(|s| s.as_bool()) == Some(true))
                     && by_other(m, "by", &self.side) =>
             {
                 m.insert("choice".into(), Json::Null);
                 m.insert("hidden".into(), Json::Bool(true));
             }
             "track" => {
-                let hidden = m
-                    .get("track")
-                    .and_then(|t| t.as_str())
-                    .map(|t| self.hidden_tracks.iter().any(|h| h == t));
-                let of = m.get("of").and_then(|o| o.as_str()).map(|o| self.foreign(o)).unwrap_or(false);
-                if hidden == Some(true) && of {
+                let of = m.get("of").and_then(|o| o.as_str()).filter(|o| self.foreign(o));
+                let hidden = match (m.get("track").and_then(|t| t.as_str()), of) {
+                    (Some(t), Some(o)) => {
+                        self.hidden_tracks.iter().any(|(h, by)| h == t && !self.carries(o, by))
+                    }
+                    _ => false,
+                };
+                if hidden {
                     m.insert("by".into(), Json::Null);
                     m.insert("value".into(), Json::Null);
                     m.insert("hidden".into(), Json::Bool(true));
@@ -144,7 +203,7 @@ impl<'a> Viewer<'a> {
                         collect_strings(v, &mut names);
                     }
                 }
-                if names.iter().any(|n| self.foreign(n)) {
+                if names.iter().any(|n| self.foreign(n) && !self.open(n)) {
                     for k in ["base", "result"] {
                         m.insert(k.into(), Json::Null);
                     }

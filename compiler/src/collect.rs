@@ -1544,13 +1544,15 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
 }
 
 /// `fn`s whose bodies are small enough to inline (counted in expression nodes).
-fn inline_candidates(decls: &[Decl]) -> std::collections::BTreeMap<String, (Vec<String>, Expr, String)> {
+fn inline_candidates(
+    decls: &[Decl],
+) -> std::collections::BTreeMap<String, std::rc::Rc<(Vec<String>, Expr, String)>> {
     let mut m = std::collections::BTreeMap::new();
     for d in decls {
         if let DeclKind::Fn { name, params, body, .. } = &d.kind {
             if expr_size(body) <= 48 {
                 let ps = params.iter().map(|p| p.name.name.clone()).collect();
-                m.insert(name.name.clone(), (ps, body.clone(), first_para(d)));
+                m.insert(name.name.clone(), std::rc::Rc::new((ps, body.clone(), first_para(d))));
             }
         }
     }

@@ -138,7 +138,7 @@ fn attrs(
     (schema, values)
 }
 
-pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
+pub fn compile_book(book: &crate::layers::Selection<'_>, diags: &mut Vec<Diagnostic>) -> Out {
     let mut env = Env::default();
     let mut prog = Program::default();
     let mut report = Report::default();
@@ -622,7 +622,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     }
 
     // ---------------------------------------------------------------- map
-    let maps: Vec<&Decl> = decls.iter().filter(|d| matches!(d.kind, DeclKind::Map(_))).collect();
+    let maps: Vec<&Decl> =
+        decls.iter().map(|d| &**d).filter(|d| matches!(d.kind, DeclKind::Map(_))).collect();
     if let Some(d) = maps.first() {
         if let DeclKind::Map(m) = &d.kind {
             let para = first_para(d);
@@ -1545,7 +1546,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
 
 /// `fn`s whose bodies are small enough to inline (counted in expression nodes).
 fn inline_candidates(
-    decls: &[Decl],
+    decls: &[crate::layers::DeclRef<'_>],
 ) -> std::collections::BTreeMap<String, std::rc::Rc<(Vec<String>, Expr, String)>> {
     let mut m = std::collections::BTreeMap::new();
     for d in decls {
@@ -1599,7 +1600,7 @@ fn set_default_mode(prog: &mut Program, m: &MoveMode) {
 /// Named `movement` blocks are modes: their names (and `normal`, the unnamed block's)
 /// become codes of the results group `Mode`, the default first. A rulebook with only an
 /// unnamed block has no group and no new names.
-fn declare_modes(decls: &[Decl], env: &mut Env, diags: &mut Vec<Diagnostic>) {
+fn declare_modes(decls: &[crate::layers::DeclRef<'_>], env: &mut Env, diags: &mut Vec<Diagnostic>) {
     let named: Vec<(&Ident, String)> = decls
         .iter()
         .filter_map(|d| match &d.kind {
@@ -1608,7 +1609,8 @@ fn declare_modes(decls: &[Decl], env: &mut Env, diags: &mut Vec<Diagnostic>) {
         })
         .collect();
     let Some((first, first_p)) = named.first() else { return };
-    let unnamed: Vec<&Decl> = decls.iter().filter(|d| matches!(d.kind, DeclKind::Movement(_))).collect();
+    let unnamed: Vec<&Decl> =
+        decls.iter().map(|d| &**d).filter(|d| matches!(d.kind, DeclKind::Movement(_))).collect();
     if let Some(second) = unnamed.get(1) {
         diags.push(
             Diagnostic::error(

@@ -86,6 +86,18 @@ proptest! {
         }
     }
 
+    /// The flat neighbour table is `neighbours` of every hex, in index order.
+    #[test]
+    fn neighbour_table_is_neighbours((g, _, _) in setup()) {
+        let t = g.neighbour_table();
+        prop_assert_eq!(t.len(), g.hex_count() as usize * 6);
+        for h in 0..g.hex_count() {
+            for (d, n) in g.neighbours(Hex(h)).into_iter().enumerate() {
+                prop_assert_eq!(t[h as usize * 6 + d], n.map(|x| x.0).unwrap_or(u32::MAX));
+            }
+        }
+    }
+
     /// The bucket queue pops exactly as the binary heap does: the same reached hexes,
     /// costs and predecessors, and the same calls of the cost and stop closures in the
     /// same order (the rulebook's hooks are called through them), with free steps,

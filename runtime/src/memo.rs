@@ -23,12 +23,6 @@
 //!   `Global`. An answer computed at version `v` holds while every stamp it depends
 //!   on is at most `v`. Comparing the state itself (rather than instrumenting every
 //!   effect) keeps the memo sound whatever instruction changed it.
-//! - **Empty reads.** An answer whose dependencies were all empty when it was computed
-//!   (no unit of the layers read in the hexes and areas read, no hex marker where
-//!   markers were read) is renewed instead of recomputed when the stamps have moved but
-//!   those places are empty again: the hook would read what it read then
-//!   ([`CostMemo::revalidate`]). A unit passing by no longer costs the answers around
-//!   its path once it has gone.
 //!
 //! Answers are the hook's: the search, its results and the log are the same with the
 //! memo or without. Under `debug_assertions` every hit is recomputed and compared.
@@ -185,58 +179,12 @@ fn on_map(us: &UnitState) -> bool {
     us.status == UnitStatus::OnMap && us.hex != OFF_MAP
 }
 
-/// The flag in `Entry::n` of an answer whose dependencies were all empty when computed
-/// (see [`CostMemo::revalidate`]).
-const EMPTY_DEPS: u8 = 0x80;
-
-/// What the current state holds where a dependency points (for [`CostMemo::revalidate`]).
-#[derive(Clone, Copy)]
-pub(crate) struct Contents<'a> {
-    pub state: &'a State,
-    /// Units on the map per hex (the VM's `occ`).
-    pub occ: &'a [Vec<u16>],
-    pub board: &'a Board,
-}
-
-impl Contents<'_> {
-    /// Does dependency `d` find nothing: no unit of its layers in its hex (and, for an
-    /// area, the neighbours), no hex marker there when it reads the marker layer?
-    fn hex_empty(&self, h: u32, layers: u8) -> bool {
-        if layers & MARKER_LAYER != 0 && self.state.hex_markers.get(h as usize).is_none_or(|&m| m != 0) {
-            return false;
-        }
-        let Some(here) = self.occ.get(h as usize) else { return false };
-        here.iter().all(|&i| match self.state.units.get(i as usize) {
-            Some(us) => layers & side_layer(us.side) == 0,
-            None => false,
-        })
-    }
-
-    pub fn dep_empty(&self, d: Dep) -> bool {
-        let (h, layers) = (dep_hex(d), dep_layers(d));
-        if !self.hex_empty(h, layers) {
-            return false;
-        }
-        if d & AREA != 0 {
-            for dir in 0..self.board.degree() {
-                if let Some(n) = self.board.neighbour(h, dir) {
-                    if !self.hex_empty(n, layers) {
-                        return false;
-                    }
-                }
-            }
-        }
-        true
-    }
-}
-
 /// One memoised answer (16 bytes: the tables are walked by every search).
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
     /// Version + 1 at which the answer was computed (0: empty).
     ver: u32,
     cost: i16,
-    /// How many of `deps` are used, with `EMPTY_DEPS` when they were all empty.
     n: u8,
     global: bool,
     deps: [Dep; MAX_DEPS],
@@ -263,8 +211,6 @@ pub(crate) struct CostMemo {
     fixed: (Vec<bool>, Vec<bool>, Vec<usize>),
     pub hits: u64,
     pub misses: u64,
-    /// Hits by [`CostMemo::revalidate`] (counted in `hits` too).
-    pub revalidated: u64,
     /// Neighbour slots per space of the board the tables were made for (6 on hexes).
     deg: usize,
 }
@@ -360,7 +306,7 @@ impl CostMemo {
         if e.ver == 0 || (e.global && self.global_stamp >= e.ver) {
             return None;
         }
-        for &d in &e.deps[..(e.n & !EMPTY_DEPS) as usize] {
+        for &d in &e.deps[..e.n as usize] {
             let stamps = if d & AREA != 0 { &self.area_stamp } else { &self.hex_stamp };
             let (h, mut layers) = (dep_hex(d) as usize, dep_layers(d));
             while layers != 0 {
@@ -374,44 +320,7 @@ impl CostMemo {
         Some(i32::from(e.cost))
     }
 
-    /// An answer the stamps no longer vouch for, still valid because everything it read
-    /// was empty when it was computed and is empty again (no unit of the layers read in
-    /// the hexes and areas read, no hex marker where markers were read): the hook would
-    /// read exactly what it read then. The entry is renewed at this version.
-    pub fn revalidate(
-        &mut self,
-        sig: usize,
-        from: u32,
-        dir: u8,
-        version: u64,
-        now: Contents<'_>,
-    ) -> Option<i32> {
-        if self.synced != Some(version) {
-            return None;
-        }
-        let v = u32::try_from(version).ok()?.checked_add(1)?;
-        let global_stamp = self.global_stamp;
-        let e = self.tables.get_mut(sig)?.get_mut(from as usize * self.deg + dir as usize)?;
-        if e.ver == 0 || e.n & EMPTY_DEPS == 0 || (e.global && global_stamp >= e.ver) {
-            return None;
-        }
-        if !e.deps[..(e.n & !EMPTY_DEPS) as usize].iter().all(|&d| now.dep_empty(d)) {
-            return None;
-        }
-        e.ver = v;
-        Some(i32::from(e.cost))
-    }
-
-    pub fn put(
-        &mut self,
-        sig: usize,
-        from: u32,
-        dir: u8,
-        version: u64,
-        cost: i64,
-        rec: &Recorder,
-        empty: bool,
-    ) {
+    pub fn put(&mut self, sig: usize, from: u32, dir: u8, version: u64, cost: i64, rec: &Recorder) {
         let (Ok(cost), Some(v)) =
             (i16::try_from(cost), u32::try_from(version).ok().and_then(|v| v.checked_add(1)))
         else {
@@ -426,8 +335,7 @@ impl CostMemo {
         else {
             return;
         };
-        let n = if empty { rec.n | EMPTY_DEPS } else { rec.n };
-        *e = Entry { ver: v, cost, deps: rec.deps, n, global: rec.global };
+        *e = Entry { ver: v, cost, deps: rec.deps, n: rec.n, global: rec.global };
     }
 }
 
@@ -880,22 +788,12 @@ impl<'p> crate::vm::Vm<'p> {
         use crate::value::Value;
         let args = [Value::Unit(u), Value::Hex(from), Value::Hex(to)];
         let Some((sig, mask)) = memo else { return self.call(cost_f, &args) };
-        let now = Contents { state: &self.state, occ: &self.occ, board: &self.board };
-        if let Some(c) = self.cost_memo.revalidate(sig, from, dir, self.version, now) {
-            self.cost_memo.hits += 1;
-            self.cost_memo.revalidated += 1;
-            #[cfg(debug_assertions)]
-            self.memo_check(cost_f, u, from, to, c);
-            return Ok(Value::Int(c as i64));
-        }
         self.cost_memo.misses += 1;
         let outer = std::mem::replace(&mut self.rec, Recorder::start(u, mask));
         let r = self.call(cost_f, &args);
         let rec = std::mem::replace(&mut self.rec, outer);
         if let Ok(Value::Int(c)) = r {
-            let now = Contents { state: &self.state, occ: &self.occ, board: &self.board };
-            let empty = !rec.uncacheable && rec.deps().iter().all(|&d| now.dep_empty(d));
-            self.cost_memo.put(sig, from, dir, self.version, c, &rec, empty);
+            self.cost_memo.put(sig, from, dir, self.version, c, &rec);
         }
         r
     }

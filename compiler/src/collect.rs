@@ -212,7 +212,7 @@ pub fn compile_book(book: &crate::layers::Selection<'_>, diags: &mut Vec<Diagnos
             );
         }
     }
-    let mut contents = Contents::build(&book.contents, scheme, &parts, diags);
+    let mut contents = Contents::build(book.contents, scheme, &parts, diags);
     if let Some(h) = book.headers.first() {
         for (name, title) in &h.externals {
             if contents.externals.contains(&name.name) || parts.contains(&name.name) || name.name == "Rule" {

@@ -138,7 +138,7 @@ fn attrs(
     (schema, values)
 }
 
-pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
+pub fn compile_book(book: &crate::layers::Selection<'_>, diags: &mut Vec<Diagnostic>) -> Out {
     let mut env = Env::default();
     let mut prog = Program::default();
     let mut report = Report::default();
@@ -212,7 +212,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
             );
         }
     }
-    let mut contents = Contents::build(&book.contents, scheme, &parts, diags);
+    let mut contents = Contents::build(book.contents, scheme, &parts, diags);
     if let Some(h) = book.headers.first() {
         for (name, title) in &h.externals {
             if contents.externals.contains(&name.name) || parts.contains(&name.name) || name.name == "Rule" {
@@ -234,7 +234,7 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     // The sequence-of-play codes: each names paragraphs of the contents, each paragraph
     // under one code.
     let mut step_of: std::collections::BTreeMap<String, (String, Span)> = Default::default();
-    for s in &book.steps {
+    for s in book.steps {
         for a in &s.paragraphs {
             let (base, _) = crate::contents::split_item(&a.text);
             if !contents.index.contains_key(&base) {
@@ -655,7 +655,8 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
     }
 
     // ---------------------------------------------------------------- map
-    let maps: Vec<&Decl> = decls.iter().filter(|d| matches!(d.kind, DeclKind::Map(_))).collect();
+    let maps: Vec<&Decl> =
+        decls.iter().map(|d| &**d).filter(|d| matches!(d.kind, DeclKind::Map(_))).collect();
     if let Some(d) = maps.first() {
         if let DeclKind::Map(m) = &d.kind {
             let para = first_para(d);
@@ -1608,13 +1609,15 @@ pub fn compile_book(book: &Rulebook, diags: &mut Vec<Diagnostic>) -> Out {
 }
 
 /// `fn`s whose bodies are small enough to inline (counted in expression nodes).
-fn inline_candidates(decls: &[Decl]) -> std::collections::BTreeMap<String, (Vec<String>, Expr, String)> {
+fn inline_candidates(
+    decls: &[crate::layers::DeclRef<'_>],
+) -> std::collections::BTreeMap<String, std::rc::Rc<(Vec<String>, Expr, String)>> {
     let mut m = std::collections::BTreeMap::new();
     for d in decls {
         if let DeclKind::Fn { name, params, body, .. } = &d.kind {
             if expr_size(body) <= 48 {
                 let ps = params.iter().map(|p| p.name.name.clone()).collect();
-                m.insert(name.name.clone(), (ps, body.clone(), first_para(d)));
+                m.insert(name.name.clone(), std::rc::Rc::new((ps, body.clone(), first_para(d))));
             }
         }
     }
@@ -1661,7 +1664,7 @@ fn set_default_mode(prog: &mut Program, m: &MoveMode) {
 /// Named `movement` blocks are modes: their names (and `normal`, the unnamed block's)
 /// become codes of the results group `Mode`, the default first. A rulebook with only an
 /// unnamed block has no group and no new names.
-fn declare_modes(decls: &[Decl], env: &mut Env, diags: &mut Vec<Diagnostic>) {
+fn declare_modes(decls: &[crate::layers::DeclRef<'_>], env: &mut Env, diags: &mut Vec<Diagnostic>) {
     let named: Vec<(&Ident, String)> = decls
         .iter()
         .filter_map(|d| match &d.kind {
@@ -1670,7 +1673,8 @@ fn declare_modes(decls: &[Decl], env: &mut Env, diags: &mut Vec<Diagnostic>) {
         })
         .collect();
     let Some((first, first_p)) = named.first() else { return };
-    let unnamed: Vec<&Decl> = decls.iter().filter(|d| matches!(d.kind, DeclKind::Movement(_))).collect();
+    let unnamed: Vec<&Decl> =
+        decls.iter().map(|d| &**d).filter(|d| matches!(d.kind, DeclKind::Movement(_))).collect();
     if let Some(second) = unnamed.get(1) {
         diags.push(
             Diagnostic::error(

@@ -29,7 +29,7 @@ fn first_para(d: &Decl) -> String {
 
 /// Declare every `formations` declaration's names and compile its faces (after unit
 /// types, classes and ratings are known).
-pub fn declare(decls: &[Decl], env: &mut Env, diags: &mut Vec<Diagnostic>) {
+pub fn declare(decls: &[crate::layers::DeclRef<'_>], env: &mut Env, diags: &mut Vec<Diagnostic>) {
     for d in decls {
         let DeclKind::Formations { unit, faces, changes } = &d.kind else { continue };
         let para = first_para(d);
@@ -165,7 +165,7 @@ pub fn declare(decls: &[Decl], env: &mut Env, diags: &mut Vec<Diagnostic>) {
 }
 
 /// Faces go with facing and hexsides: not on an area map (E0509).
-pub fn check_map(decls: &[Decl], env: &Env, diags: &mut Vec<Diagnostic>) {
+pub fn check_map(decls: &[crate::layers::DeclRef<'_>], env: &Env, diags: &mut Vec<Diagnostic>) {
     if env.map_dims.areas.is_empty() {
         return;
     }

@@ -38,7 +38,7 @@ pub struct Cx<'a> {
     pub modifier_info: std::collections::BTreeMap<String, (ModRange, Vec<String>)>,
     /// Bodies of `fn`s small enough to inline at their call sites: name -> (parameter
     /// names, body, paragraph).
-    pub inline_bodies: std::collections::BTreeMap<String, (Vec<String>, Expr, String)>,
+    pub inline_bodies: std::collections::BTreeMap<String, std::rc::Rc<(Vec<String>, Expr, String)>>,
     /// Where each constant and string sits in `consts` and `strings` (lookups only).
     pub pools: PoolIndex,
     /// What each table's lookups can roll (W0008, rows no roll reaches).
@@ -309,22 +309,27 @@ impl<'c, 'a> FnCx<'c, 'a> {
     /// Jump when `e` is true: returns the jumps to patch to the true target.
     fn jump_if_true(&mut self, e: &Expr) -> Vec<usize> {
         match &e.kind {
-            ExprKind::Binary(BinOp::Or, a, b) => {
-                let mut j = self.jump_if_true(a);
-                j.extend(self.jump_if_true(b));
-                j
-            }
-            ExprKind::Binary(BinOp::And, a, b) => {
-                let fail = self.jump_if_false(a);
-                let j = self.jump_if_true(b);
-                let h = self.here();
-                for x in fail {
-                    self.patch(x, h);
-                }
-                j
-            }
+            ExprKind::Binary(op @ (BinOp::Or | BinOp::And), a, b) => self.jump_if_true_chain(*op, a, b),
             ExprKind::Not(a) => self.jump_if_false(a),
             _ => self.leaf_jumps(e, true, "condition"),
+        }
+    }
+
+    /// `jump_if_true` of `a or b` / `a and b` (`op`), from the operands: a value `and` /
+    /// `or` branches on its chain without building (cloning) the whole expression.
+    fn jump_if_true_chain(&mut self, op: BinOp, a: &Expr, b: &Expr) -> Vec<usize> {
+        if op == BinOp::Or {
+            let mut j = self.jump_if_true(a);
+            j.extend(self.jump_if_true(b));
+            j
+        } else {
+            let fail = self.jump_if_false(a);
+            let j = self.jump_if_true(b);
+            let h = self.here();
+            for x in fail {
+                self.patch(x, h);
+            }
+            j
         }
     }
 
@@ -1399,7 +1404,9 @@ impl<'c, 'a> FnCx<'c, 'a> {
         if sig.kind != CallableKind::Fn || self.inlining.len() >= 4 || self.inlining.contains(&name.name) {
             return None;
         }
-        let (params, body, para) = self.cx.inline_bodies.get(&name.name)?.clone();
+        // Shared, not cloned: inlining is frequent (every small `fn` in a condition).
+        let inline = std::rc::Rc::clone(self.cx.inline_bodies.get(&name.name)?);
+        let (params, body, para) = &*inline;
         if params.len() != args.len() || sig.params.len() != args.len() {
             return None;
         }
@@ -1433,10 +1440,10 @@ impl<'c, 'a> FnCx<'c, 'a> {
         for ((p, t), r) in params.iter().zip(&sig.params).zip(&regs) {
             self.locals.push(Local { name: p.clone(), reg: *r, ty: t.clone(), iv: Iv::ANY });
         }
-        self.para = self.cx.env.para(&para);
+        self.para = self.cx.env.para(para);
         self.pure = true;
         self.inlining.push(name.name.clone());
-        let out = f(self, &body);
+        let out = f(self, body);
         self.inlining.pop();
         self.locals = saved_locals;
         self.para = saved_para;
@@ -1979,11 +1986,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
         // the result once (no copy per operand).
         if matches!(op, BinOp::And | BinOp::Or) {
             let dst = self.dst();
-            let whole = Expr {
-                kind: ExprKind::Binary(op, Box::new(a.clone()), Box::new(b.clone())),
-                span: a.span.to(b.span),
-            };
-            let yes = self.jump_if_true(&whole);
+            let yes = self.jump_if_true_chain(op, a, b);
             let kf = self.cx.konst(Value::Bool(false));
             self.emit(Op::Const { dst, k: kf });
             let end = self.emit(Op::Jump { to: 0 });

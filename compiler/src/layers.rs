@@ -370,7 +370,37 @@ fn param_types(p: &[Param]) -> Vec<String> {
 /// highest version (replacements drop what they replace, amendments add their lines),
 /// and, when `examples_of` is given, only the examples of that layer (an index past the
 /// last layer keeps none).
-pub fn select(book: &Rulebook, layers: &Layers, active: &[bool], examples_of: Option<usize>) -> Rulebook {
+/// A declaration of one configuration: the parsed rulebook's own, borrowed, or one built
+/// by folding a higher layer's amendments into it.
+pub type DeclRef<'a> = std::borrow::Cow<'a, Decl>;
+
+/// One configuration's declarations (see [`select`]), borrowed from the parsed rulebook
+/// (`check` compiles a configuration per optional layer; none clones the whole AST).
+pub struct Selection<'a> {
+    pub headers: &'a [Header],
+    pub contents: &'a [ContentsEntry],
+    pub steps: &'a [StepEntry],
+    pub decls: Vec<DeclRef<'a>>,
+}
+
+impl Selection<'_> {
+    /// The configuration as a rulebook of its own (cloned).
+    pub fn to_rulebook(&self) -> Rulebook {
+        Rulebook {
+            headers: self.headers.to_vec(),
+            contents: self.contents.to_vec(),
+            steps: self.steps.to_vec(),
+            decls: self.decls.iter().map(|d| d.clone().into_owned()).collect(),
+        }
+    }
+}
+
+pub fn select<'a>(
+    book: &'a Rulebook,
+    layers: &Layers,
+    active: &[bool],
+    examples_of: Option<usize>,
+) -> Selection<'a> {
     // Layer declarations are always kept: every configuration knows every layer.
     let on = |d: &Decl| {
         matches!(d.kind, DeclKind::Layer { .. }) || active.get(layers.of(d)).copied().unwrap_or(false)
@@ -429,12 +459,8 @@ pub fn select(book: &Rulebook, layers: &Layers, active: &[bool], examples_of: Op
         drop.remove(&slot);
         replace.insert(slot, current);
     }
-    let mut out = Rulebook {
-        headers: book.headers.clone(),
-        contents: book.contents.clone(),
-        steps: book.steps.clone(),
-        decls: Vec::new(),
-    };
+    let mut out =
+        Selection { headers: &book.headers, contents: &book.contents, steps: &book.steps, decls: Vec::new() };
     for (i, d) in book.decls.iter().enumerate() {
         if !on(d) || drop.contains(&i) {
             continue;
@@ -444,7 +470,10 @@ pub fn select(book: &Rulebook, layers: &Layers, active: &[bool], examples_of: Op
                 continue;
             }
         }
-        out.decls.push(replace.remove(&i).unwrap_or_else(|| d.clone()));
+        out.decls.push(match replace.remove(&i) {
+            Some(folded) => DeclRef::Owned(folded),
+            None => DeclRef::Borrowed(d),
+        });
     }
     out
 }

@@ -172,7 +172,7 @@ pub fn configured_declarations(
         return None;
     }
     let active = layers.active(options_on);
-    Some(layers::select(&book, &layers, &active, Some(usize::MAX)))
+    Some(layers::select(&book, &layers, &active, Some(usize::MAX)).to_rulebook())
 }
 
 fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
@@ -412,7 +412,7 @@ fn in_parallel<M>(
 /// Compile one configuration's declarations, verify, run its examples. Returns the
 /// program (if no errors), the report, and the paragraphs it encodes.
 fn compile_one(
-    book: &kriegsspiel_dsl::ast::Rulebook,
+    book: &layers::Selection<'_>,
     diags: &mut Vec<Diagnostic>,
     finish: impl FnOnce(&mut Program),
 ) -> (Option<Program>, Report, std::collections::BTreeSet<String>) {
@@ -446,7 +446,7 @@ fn compile_one(
 
 /// Record the sequence-of-play codes (`step_codes`) and each cited paragraph's code, for the
 /// log. (The block is checked, E0201 and E0208, with the contents.)
-fn step_info(p: &mut Program, main: &kriegsspiel_dsl::ast::Rulebook) {
+fn step_info(p: &mut Program, main: &layers::Selection<'_>) {
     if main.steps.is_empty() {
         return;
     }
@@ -471,7 +471,7 @@ fn layer_info(
     book: &kriegsspiel_dsl::ast::Rulebook,
     layers: &layers::Layers,
     active: &[bool],
-    main: &kriegsspiel_dsl::ast::Rulebook,
+    main: &layers::Selection<'_>,
 ) {
     let declared = |name: &str| {
         book.decls.iter().any(

@@ -35,7 +35,7 @@ fn e0511(cx: &mut Cx, span: Span, msg: String, para: &str, note: &str) {
     );
 }
 
-pub fn compile_players(cx: &mut Cx, decls: &[Decl], prog: &mut Program) {
+pub fn compile_players(cx: &mut Cx, decls: &[crate::layers::DeclRef<'_>], prog: &mut Program) {
     let n_sides = cx.env.sides.len();
     let mut players_seen: Option<Span> = None;
     for d in decls {

@@ -41,7 +41,12 @@ fn condition(
 }
 
 /// Compile every trigger, interrupt and invariant into functions and their tables.
-pub(crate) fn compile_points(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>, prog: &mut Program) {
+pub(crate) fn compile_points(
+    cx: &mut Cx,
+    decls: &[crate::layers::DeclRef<'_>],
+    functions: &mut Vec<Function>,
+    prog: &mut Program,
+) {
     // Triggers: a condition fn and a body procedure each.
     for d in decls {
         if let DeclKind::Trigger { name, once, chained, when, body } = &d.kind {
@@ -104,7 +109,7 @@ pub(crate) fn compile_points(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Fu
 }
 
 /// The phase names that some `phase NAME(...)` statement starts, anywhere.
-pub(crate) fn phase_names(decls: &[Decl]) -> BTreeSet<String> {
+pub(crate) fn phase_names(decls: &[crate::layers::DeclRef<'_>]) -> BTreeSet<String> {
     fn walk(b: &Block, out: &mut BTreeSet<String>) {
         for s in &b.stmts {
             match &s.kind {
@@ -162,7 +167,12 @@ fn witness_expr(cond: &Expr) -> Option<Expr> {
 
 /// Invariants: a condition fn over the check point's values, and for `all` conditions
 /// a fn listing the elements that break it.
-fn compile_invariants(cx: &mut Cx, decls: &[Decl], functions: &mut Vec<Function>, prog: &mut Program) {
+fn compile_invariants(
+    cx: &mut Cx,
+    decls: &[crate::layers::DeclRef<'_>],
+    functions: &mut Vec<Function>,
+    prog: &mut Program,
+) {
     let phases = phase_names(decls);
     for d in decls {
         let DeclKind::Invariant { name, text, point, cond } = &d.kind else { continue };

@@ -65,6 +65,29 @@ impl Grid {
         out
     }
 
+    /// Every hex's six neighbours by direction, six slots per hex in index order, `u32::MAX`
+    /// off the grid: `neighbours` for every hex at once, walking columns and rows (no
+    /// index division per hex; boards build it for every game and example).
+    pub fn neighbour_table(&self) -> Vec<u32> {
+        let (cols, rows) = (i32::from(self.cols()), i32::from(self.rows()));
+        let mut out = Vec::with_capacity(self.hex_count() as usize * 6);
+        for c in 0..cols {
+            let col = c + i32::from(self.first_col());
+            let table = if self.is_down(col) { &DOWN_STEPS } else { &UP_STEPS };
+            for r in 0..rows {
+                for &(dc, dr) in table.iter() {
+                    let (nc, nr) = (c + dc, r + dr);
+                    out.push(if nc < 0 || nr < 0 || nc >= cols || nr >= rows {
+                        u32::MAX
+                    } else {
+                        nc as u32 * rows as u32 + nr as u32
+                    });
+                }
+            }
+        }
+        out
+    }
+
     /// The direction from `a` to `b` when they are adjacent hexes of the
     /// grid; `None` otherwise (including `a == b`).
     pub fn direction(&self, a: Hex, b: Hex) -> Option<u8> {

@@ -32,5 +32,8 @@ pub use grid::{Grid, Hex, Layout};
 pub use hexside::Hexside;
 pub use id::HexIdDisplay;
 pub use los::{line_of_sight, los_trace, walk_line, Los, LosStep};
-pub use reach::{path_to, reachable, reachable_bounded_into, reachable_into, Reach, Scratch};
+pub use reach::{
+    path_to, reachable, reachable_bounded_into, reachable_bounded_into_heap, reachable_into, Reach, Scratch,
+    BUCKET_LIMIT,
+};
 pub use retreat::{for_each_retreat_path, retreat, RetreatPath, MAX_RETREAT};

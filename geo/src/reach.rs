@@ -35,7 +35,66 @@ pub struct Scratch {
     spent: Vec<i32>,
     prev: Vec<u32>,
     heap: BinaryHeap<Reverse<(i32, u32)>>,
+    /// The bucket queue (see [`Queue`]): `buckets[d]` holds the hexes queued at cost
+    /// `d`; the bucket being popped is kept sorted, highest index first.
+    buckets: Vec<Vec<u32>>,
     touched: Vec<u32>,
+}
+
+/// Allowances up to this many points are searched with a bucket queue (one bucket per
+/// point); larger ones with the binary heap. Both pop in (cost, hex index) order.
+pub const BUCKET_LIMIT: i32 = 1024;
+
+/// The search's priority queue: pops `(cost, hex)` pairs in increasing order, costs
+/// never below the last popped one (Dijkstra with non-negative steps). Over small
+/// integer costs a bucket per cost: a bucket is sorted when the search reaches it, and
+/// a hex queued into the bucket being popped (a free step) is inserted in its place, so
+/// the order is exactly the heap's.
+struct Queue<'a> {
+    heap: &'a mut BinaryHeap<Reverse<(i32, u32)>>,
+    buckets: &'a mut Vec<Vec<u32>>,
+    use_buckets: bool,
+    /// The bucket being popped (sorted); buckets below it are empty.
+    cur: usize,
+    sorted: bool,
+}
+
+impl Queue<'_> {
+    #[inline]
+    fn push(&mut self, d: i32, h: u32) {
+        if !self.use_buckets {
+            self.heap.push(Reverse((d, h)));
+            return;
+        }
+        let d = d.max(0) as usize;
+        let Some(b) = self.buckets.get_mut(d) else { return };
+        if d == self.cur && self.sorted {
+            // Highest index first: insert before the first entry below `h`.
+            let at = b.partition_point(|&x| x > h);
+            b.insert(at, h);
+        } else {
+            b.push(h);
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<(i32, u32)> {
+        if !self.use_buckets {
+            return self.heap.pop().map(|Reverse(x)| x);
+        }
+        loop {
+            let b = self.buckets.get_mut(self.cur)?;
+            if !self.sorted {
+                b.sort_unstable_by(|a, b| b.cmp(a));
+                self.sorted = true;
+            }
+            if let Some(h) = b.pop() {
+                return Some((self.cur as i32, h));
+            }
+            self.cur += 1;
+            self.sorted = false;
+        }
+    }
 }
 
 impl Scratch {
@@ -59,6 +118,26 @@ impl Scratch {
         self.generation += 1;
         self.heap.clear();
         self.touched.clear();
+    }
+
+    /// The queue for a search with this allowance (buckets emptied and sized).
+    fn queue_of<'a>(
+        heap: &'a mut BinaryHeap<Reverse<(i32, u32)>>,
+        buckets: &'a mut Vec<Vec<u32>>,
+        allowance: i32,
+        force_heap: bool,
+    ) -> Queue<'a> {
+        let use_buckets = !force_heap && (0..=BUCKET_LIMIT).contains(&allowance);
+        if use_buckets {
+            let n = allowance as usize + 1;
+            if buckets.len() < n {
+                buckets.resize_with(n, Vec::new);
+            }
+            for b in &mut buckets[..n] {
+                b.clear();
+            }
+        }
+        Queue { heap, buckets, use_buckets, cur: 0, sorted: false }
     }
 
     /// Points spent to reach `h` in the most recent [`reachable`] run, or
@@ -105,10 +184,43 @@ pub fn reachable_bounded_into<G: Topology + ?Sized>(
     start: Hex,
     allowance: i32,
     min_step: i32,
+    cost: impl FnMut(Hex, Hex, u8) -> Option<i32>,
+    stop_on_enter: impl FnMut(Hex) -> bool,
+    scratch: &mut Scratch,
+    out: &mut Vec<Reach>,
+) -> bool {
+    search(grid, start, allowance, min_step, cost, stop_on_enter, scratch, out, false)
+}
+
+/// As [`reachable_bounded_into`] with the binary heap whatever the allowance: the
+/// reference the bucket queue is tested against (same results, same calls of `cost` and
+/// `stop_on_enter` in the same order).
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn reachable_bounded_into_heap<G: Topology + ?Sized>(
+    grid: &G,
+    start: Hex,
+    allowance: i32,
+    min_step: i32,
+    cost: impl FnMut(Hex, Hex, u8) -> Option<i32>,
+    stop_on_enter: impl FnMut(Hex) -> bool,
+    scratch: &mut Scratch,
+    out: &mut Vec<Reach>,
+) -> bool {
+    search(grid, start, allowance, min_step, cost, stop_on_enter, scratch, out, true)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn search<G: Topology + ?Sized>(
+    grid: &G,
+    start: Hex,
+    allowance: i32,
+    min_step: i32,
     mut cost: impl FnMut(Hex, Hex, u8) -> Option<i32>,
     mut stop_on_enter: impl FnMut(Hex) -> bool,
     scratch: &mut Scratch,
     out: &mut Vec<Reach>,
+    force_heap: bool,
 ) -> bool {
     out.clear();
     if !grid.has(start) {
@@ -122,13 +234,15 @@ pub fn reachable_bounded_into<G: Topology + ?Sized>(
     sc.spent[s] = 0;
     sc.prev[s] = NO_PREV;
     sc.touched.push(start.0);
-    sc.heap.push(Reverse((0, start.0)));
-    while let Some(Reverse((d, h))) = sc.heap.pop() {
+    let Scratch { seen, done, spent, prev, heap, buckets, touched, .. } = sc;
+    let mut queue = Scratch::queue_of(heap, buckets, allowance, force_heap);
+    queue.push(0, start.0);
+    while let Some((d, h)) = queue.pop() {
         let hi = h as usize;
-        if sc.done[hi] == g || d != sc.spent[hi] {
+        if done[hi] == g || d != spent[hi] {
             continue;
         }
-        sc.done[hi] = g;
+        done[hi] = g;
         if h != start.0 && stop_on_enter(Hex(h)) {
             continue;
         }
@@ -138,11 +252,11 @@ pub fn reachable_bounded_into<G: Topology + ?Sized>(
         for (dir, n) in grid.adjacent(Hex(h)).enumerate() {
             let Some(n) = n else { continue };
             let ni = n.index();
-            if sc.done[ni] == g {
+            if done[ni] == g {
                 continue;
             }
             // Already reached more cheaply than the cheapest step from here could.
-            if min_step > 0 && sc.seen[ni] == g && sc.spent[ni] < d.saturating_add(min_step) {
+            if min_step > 0 && seen[ni] == g && spent[ni] < d.saturating_add(min_step) {
                 continue;
             }
             let Some(c) = cost(Hex(h), n, dir as u8) else {
@@ -154,26 +268,26 @@ pub fn reachable_bounded_into<G: Topology + ?Sized>(
             if nd > allowance {
                 continue;
             }
-            if sc.seen[ni] != g {
-                sc.seen[ni] = g;
-                sc.touched.push(n.0);
-            } else if nd == sc.spent[ni] {
+            if seen[ni] != g {
+                seen[ni] = g;
+                touched.push(n.0);
+            } else if nd == spent[ni] {
                 // Equal cost: keep the lowest-indexed predecessor.
-                sc.prev[ni] = sc.prev[ni].min(h);
+                prev[ni] = prev[ni].min(h);
                 continue;
-            } else if nd > sc.spent[ni] {
+            } else if nd > spent[ni] {
                 continue;
             }
-            sc.spent[ni] = nd;
-            sc.prev[ni] = h;
-            sc.heap.push(Reverse((nd, n.0)));
+            spent[ni] = nd;
+            prev[ni] = h;
+            queue.push(nd, n.0);
         }
     }
-    sc.touched.sort_unstable();
-    out.extend(sc.touched.iter().map(|&h| Reach {
+    touched.sort_unstable();
+    out.extend(touched.iter().map(|&h| Reach {
         hex: Hex(h),
-        spent: sc.spent[h as usize],
-        prev: match sc.prev[h as usize] {
+        spent: spent[h as usize],
+        prev: match prev[h as usize] {
             NO_PREV => None,
             p => Some(Hex(p)),
         },

@@ -86,6 +86,52 @@ proptest! {
         }
     }
 
+    /// The flat neighbour table is `neighbours` of every hex, in index order.
+    #[test]
+    fn neighbour_table_is_neighbours((g, _, _) in setup()) {
+        let t = g.neighbour_table();
+        prop_assert_eq!(t.len(), g.hex_count() as usize * 6);
+        for h in 0..g.hex_count() {
+            for (d, n) in g.neighbours(Hex(h)).into_iter().enumerate() {
+                prop_assert_eq!(t[h as usize * 6 + d], n.map(|x| x.0).unwrap_or(u32::MAX));
+            }
+        }
+    }
+
+    /// The bucket queue pops exactly as the binary heap does: the same reached hexes,
+    /// costs and predecessors, and the same calls of the cost and stop closures in the
+    /// same order (the rulebook's hooks are called through them), with free steps,
+    /// prohibited steps, stopping hexes and a minimum step.
+    #[test]
+    fn bucket_queue_is_the_heap((g, p, bits) in setup(), allowance in -1i32..12, min_step in 0i32..2, salt in 0u32..5) {
+        let a = pick(&g, &p, 0);
+        let step = |f: Hex, t: Hex| match (bits[t.index()] as u32 + f.0 * salt) % 6 {
+            0 => None,
+            v => Some(i32::from(v as u8 % 3) - 1 + min_step),
+        };
+        let run = |heap: bool| {
+            let mut calls = Vec::new();
+            let mut stops = Vec::new();
+            let mut out = Vec::new();
+            let mut sc = Scratch::new();
+            let cost = |f: Hex, t: Hex, d: u8| {
+                calls.push((f, t, d));
+                step(f, t)
+            };
+            let stop = |h: Hex| {
+                stops.push(h);
+                bits[h.index()] == 7
+            };
+            let ok = if heap {
+                reachable_bounded_into_heap(&g, a, allowance, min_step, cost, stop, &mut sc, &mut out)
+            } else {
+                reachable_bounded_into(&g, a, allowance, min_step, cost, stop, &mut sc, &mut out)
+            };
+            (ok, out, calls, stops)
+        };
+        prop_assert_eq!(run(false), run(true));
+    }
+
     #[test]
     fn reachable_bounds_and_monotone((g, p, bits) in setup(), allowance in 0i32..8) {
         let a = pick(&g, &p, 0);

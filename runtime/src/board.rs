@@ -48,9 +48,7 @@ impl Board {
                 (nbr, deg)
             }
             None => {
-                let nbr = (0..grid.hex_count())
-                    .flat_map(|h| grid.neighbours(Hex(h)).map(|n| n.map(|x| x.0).unwrap_or(NONE)))
-                    .collect();
+                let nbr = grid.neighbour_table();
                 (nbr, 6)
             }
         };

@@ -1166,6 +1166,19 @@ fn napoleon_campaign_movement_commands_cost_aps() {
                         .expect("n");
                     assert_eq!(n, level[side] - 1, "seed {seed}: {m}");
                     level.insert(side.to_string(), n);
+                } else if m.starts_with(&format!("a {side} Force leaves the map at ")) {
+                    // E[142.]: leaving the map costs one AP (two from a retreat, or what
+                    // is left).
+                    let paid: i64 = m.split_whitespace().nth(12).expect("paid").parse().expect("paid");
+                    let n: i64 = m
+                        .rsplit(": ")
+                        .next()
+                        .and_then(|t| t.split_whitespace().next())
+                        .expect("n")
+                        .parse()
+                        .expect("n");
+                    assert_eq!(n, level[side] - paid, "seed {seed}: {m}");
+                    level.insert(side.to_string(), n);
                 } else if m.starts_with(&format!("{side} receives ")) && m.contains("APs (2d6") {
                     let got: i64 = m.split_whitespace().nth(2).expect("n").parse().expect("n");
                     let n: i64 = m
@@ -1541,7 +1554,7 @@ fn napoleon_campaign_off_map_movement() {
                     .map(|x| field(x, "of"))
                     .expect("exit_turn");
                 assert!(off.insert(who, turn).is_none(), "seed {seed}: already off the map");
-            } else if m.contains("comes back on the map at") {
+            } else if m.contains("Force comes back on the map at") {
                 back += 1;
                 let w: Vec<&str> = m.split_whitespace().collect();
                 let (hex, mps) = (w[9].trim_end_matches(','), w[10].parse::<i64>().expect("mps"));
@@ -1574,4 +1587,71 @@ fn napoleon_campaign_off_map_movement() {
         }
     }
     assert!(left > 0 && back > 0, "{left} left, {back} came back");
+}
+
+#[test]
+fn napoleon_campaign_vedettes() {
+    // E[73.]-E[86.], E[185.]: the vedettes of the Campaign layer, followed through random
+    // games: placed at the start (E[185.]), moved only in their own side's Movement Phase
+    // (E[75.]) or by a retreat before combat (E[84.]), a displacement (E[85.]) or a
+    // return with a Force Leader (E[82.], E[74.]); they fight, retreat before combat,
+    // go to portraits and come back. Battle Scenario B has none.
+    let c = campaign_editing(|_, t| t);
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut placed, mut moved, mut fought, mut retreated, mut portraits, mut back) = (0, 0, 0, 0, 0, 0);
+    for seed in 1..=3 {
+        let out = play(prog, &campaign_options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
+        assert!(out.result.is_ok());
+        for l in &out.log.lines {
+            let m = field(l, "message");
+            if m.contains("vedettes; ") && m.contains("E[185.]") {
+                placed += 1;
+            } else if (m.contains("attack the") && m.contains("vedette"))
+                || (m.contains("vedette at") && m.contains(" attacks "))
+            {
+                fought += 1;
+                assert_eq!(field(l, "phase"), "Combat", "seed {seed}: {m}");
+            } else if m.contains("retreats before combat") {
+                retreated += 1;
+                assert_eq!(field(l, "phase"), "Combat", "seed {seed}: {m}");
+            } else if m.contains("goes to the portrait") {
+                portraits += 1;
+            } else if m.contains("comes back on the map at") && m.contains("vedette") {
+                back += 1;
+                assert_eq!(field(l, "phase"), "Command", "seed {seed}: {m}");
+            }
+            if field(l, "type") == "move" && field(l, "unit").contains("Vedette") {
+                let para = field(l, "para");
+                if para == "Exclusive[75.]" {
+                    moved += 1;
+                    // E[75.]: in the Movement Phase of its own side.
+                    assert_eq!(field(l, "phase"), "Movement", "seed {seed}: {l}");
+                    let own = if field(l, "unit").starts_with("French") { "French" } else { "Coalition" };
+                    assert_eq!(field(l, "side"), own, "seed {seed}: {l}");
+                } else {
+                    assert!(
+                        [
+                            "Exclusive[185.]",
+                            "Exclusive[84.]",
+                            "Exclusive[85.]",
+                            "Exclusive[82.]",
+                            "Exclusive[74.]"
+                        ]
+                        .contains(&para.as_str()),
+                        "seed {seed}: a vedette moved by {para}: {l}"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(placed, 6, "each game places both sides' vedettes once");
+    assert!(
+        moved > 0 && fought > 0 && retreated > 0 && portraits > 0 && back > 0,
+        "{moved} moves, {fought} combats, {retreated} retreats, {portraits} to portraits, {back} back"
+    );
+    // The Battle Scenarios have no vedettes (the counters are the campaign layer's).
+    let b = compiled();
+    let out = play(b.program.as_ref().expect("compiles"), &options(1, AgentKind::Random, AgentKind::Random))
+        .expect("plays");
+    assert!(!out.log.lines.iter().any(|l| l.contains("Vedette")));
 }

@@ -68,6 +68,10 @@ fn napoleon_lists_both_parts_and_checks_clean() {
         r.encoded.iter().any(|e| e == "Exclusive[138.]") && r.encoded.iter().any(|e| e == "Exclusive[141.]")
     );
     assert!(r.missing.iter().any(|e| e == "Exclusive[192.]"));
+    // Off-map movement (nap10, offmap.ks).
+    assert!(
+        r.encoded.iter().any(|e| e == "Exclusive[142.]") && r.encoded.iter().any(|e| e == "Exclusive[143.]")
+    );
     let layers: Vec<(&str, bool)> = r.layers.iter().map(|l| (l.0.as_str(), l.2)).collect();
     assert_eq!(
         layers,
@@ -1212,6 +1216,19 @@ fn napoleon_campaign_movement_commands_cost_aps() {
                         .expect("n");
                     assert_eq!(n, level[side] - 1, "seed {seed}: {m}");
                     level.insert(side.to_string(), n);
+                } else if m.starts_with(&format!("a {side} Force leaves the map at ")) {
+                    // E[142.]: leaving the map costs one AP (two from a retreat, or what
+                    // is left).
+                    let paid: i64 = m.split_whitespace().nth(12).expect("paid").parse().expect("paid");
+                    let n: i64 = m
+                        .rsplit(": ")
+                        .next()
+                        .and_then(|t| t.split_whitespace().next())
+                        .expect("n")
+                        .parse()
+                        .expect("n");
+                    assert_eq!(n, level[side] - paid, "seed {seed}: {m}");
+                    level.insert(side.to_string(), n);
                 } else if m.starts_with(&format!("{side} receives ")) && m.contains("APs (2d6") {
                     let got: i64 = m.split_whitespace().nth(2).expect("n").parse().expect("n");
                     let n: i64 = m
@@ -1783,4 +1800,144 @@ fn napoleon_bridges_and_bridge_trains() {
         "{:?}",
         failed.iter().map(|d| &d.message).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn napoleon_campaign_off_map_movement() {
+    // E[142.]-E[143.]: a Force leaves the map on its army's edge (the North Army's row 01
+    // but the corner, the French column 01), for one AP at the end of a march (two when
+    // a retreat puts it off, or what is left); it comes back on a road hex of that edge
+    // (2001 or 2101 for the North Army, 0110 for the French) no farther along the edge
+    // than 4 MPs (8 half MPs) for each Game-Turn off the map, and rolls attrition on that
+    // distance. Followed through random games that have exits (CB starts on Game-Turn 4).
+    let c = campaign_editing(|_, t| t);
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut left, mut back) = (0, 0);
+    for seed in [5, 13, 19] {
+        let out = play(prog, &campaign_options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
+        assert!(out.result.is_ok());
+        let lines = &out.log.lines;
+        // The unit a Force leader is, with the Game-Turn he left.
+        let mut off: BTreeMap<String, i64> = BTreeMap::new();
+        for (i, l) in lines.iter().enumerate() {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json");
+            let m = field(l, "message");
+            if m.contains("leaves the map at") {
+                left += 1;
+                let w: Vec<&str> = m.split_whitespace().collect();
+                let (hex, turn, paid) = (w[7], w[10].parse::<i64>().expect("turn"), w[12]);
+                let coalition = m.starts_with("a Coalition");
+                let (col, row) = (&hex[..2], &hex[2..]);
+                assert!(if coalition { row == "01" && col != "01" } else { col == "01" }, "seed {seed}: {m}");
+                assert_eq!(turn, v["turn"].as_i64().expect("turn") + 3, "seed {seed}: {m}");
+                let combat = field(l, "phase") == "Combat";
+                assert!(paid == if combat { "2" } else { "1" } || m.contains(": 0 left"), "seed {seed}: {m}");
+                // The exit_turn event just before names the leader.
+                let who = lines[..i]
+                    .iter()
+                    .rev()
+                    .find(|x| field(x, "track") == "exit_turn")
+                    .map(|x| field(x, "of"))
+                    .expect("exit_turn");
+                assert!(off.insert(who, turn).is_none(), "seed {seed}: already off the map");
+            } else if m.contains("Force comes back on the map at") {
+                back += 1;
+                let w: Vec<&str> = m.split_whitespace().collect();
+                let (hex, mps) = (w[9].trim_end_matches(','), w[10].parse::<i64>().expect("mps"));
+                let allowed: &[&str] =
+                    if m.starts_with("a Coalition") { &["2001", "2101"] } else { &["0110"] };
+                assert!(allowed.contains(&hex), "seed {seed}: {m}");
+                let who = lines[..i]
+                    .iter()
+                    .rev()
+                    .find(|x| field(x, "type") == "move" && field(x, "para") == "Exclusive[143.]")
+                    .map(|x| field(x, "unit"))
+                    .expect("move");
+                let since = off.remove(&who).expect("left the map before");
+                let now = v["turn"].as_i64().expect("turn") + 3;
+                assert!(mps <= 8 * (now - since), "seed {seed}: {m} ({since} to {now})");
+                // Its attrition is rolled on that distance.
+                let att = lines[i..].iter().find(|x| x.contains(r#""table":"AttritionSection""#));
+                if let Some(a) = att {
+                    let a: serde_json::Value = serde_json::from_str(a).expect("json");
+                    if a["args"]["l"].as_str() == Some(who.as_str()) {
+                        assert_eq!(a["args"]["spent"].as_i64(), Some(mps), "seed {seed}: {m}");
+                    }
+                }
+            } else if field(l, "type") == "move"
+                && field(l, "para") != "Exclusive[143.]"
+                && off.contains_key(&field(l, "unit"))
+            {
+                panic!("seed {seed}: a Force off the map moved: {l}");
+            }
+        }
+    }
+    assert!(left > 0 && back > 0, "{left} left, {back} came back");
+}
+
+#[test]
+fn napoleon_campaign_vedettes() {
+    // E[73.]-E[86.], E[185.]: the vedettes of the Campaign layer, followed through random
+    // games: placed at the start (E[185.]), moved only in their own side's Movement Phase
+    // (E[75.]) or by a retreat before combat (E[84.]), a displacement (E[85.]) or a
+    // return with a Force Leader (E[82.], E[74.]); they fight, retreat before combat,
+    // go to portraits and come back. Battle Scenario B has none.
+    let c = campaign_editing(|_, t| t);
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut placed, mut moved, mut fought, mut retreated, mut portraits, mut back) = (0, 0, 0, 0, 0, 0);
+    for seed in 1..=3 {
+        let out = play(prog, &campaign_options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
+        assert!(out.result.is_ok());
+        for l in &out.log.lines {
+            let m = field(l, "message");
+            if m.contains("vedettes; ") && m.contains("E[185.]") {
+                placed += 1;
+            } else if (m.contains("attack the") && m.contains("vedette"))
+                || (m.contains("vedette at") && m.contains(" attacks "))
+            {
+                fought += 1;
+                assert_eq!(field(l, "phase"), "Combat", "seed {seed}: {m}");
+            } else if m.contains("retreats before combat") {
+                retreated += 1;
+                assert_eq!(field(l, "phase"), "Combat", "seed {seed}: {m}");
+            } else if m.contains("goes to the portrait") {
+                portraits += 1;
+            } else if m.contains("comes back on the map at") && m.contains("vedette") {
+                back += 1;
+                assert_eq!(field(l, "phase"), "Command", "seed {seed}: {m}");
+            }
+            if field(l, "type") == "move" && field(l, "unit").contains("Vedette") {
+                let para = field(l, "para");
+                if para == "Exclusive[75.]" {
+                    moved += 1;
+                    // E[75.]: in the Movement Phase of its own side.
+                    assert_eq!(field(l, "phase"), "Movement", "seed {seed}: {l}");
+                    let own = if field(l, "unit").starts_with("French") { "French" } else { "Coalition" };
+                    assert_eq!(field(l, "side"), own, "seed {seed}: {l}");
+                } else {
+                    assert!(
+                        [
+                            "Exclusive[185.]",
+                            "Exclusive[84.]",
+                            "Exclusive[85.]",
+                            "Exclusive[82.]",
+                            "Exclusive[74.]"
+                        ]
+                        .contains(&para.as_str()),
+                        "seed {seed}: a vedette moved by {para}: {l}"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(placed, 6, "each game places both sides' vedettes once");
+    assert!(
+        moved > 0 && fought > 0 && retreated > 0 && portraits > 0 && back > 0,
+        "{moved} moves, {fought} combats, {retreated} retreats, {portraits} to portraits, {back} back"
+    );
+    // The Battle Scenarios have no vedettes (the counters are the campaign layer's).
+    let b = compiled();
+    let out = play(b.program.as_ref().expect("compiles"), &options(1, AgentKind::Random, AgentKind::Random))
+        .expect("plays");
+    assert!(!out.log.lines.iter().any(|l| l.contains("Vedette")));
 }

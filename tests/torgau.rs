@@ -622,6 +622,7 @@ fn torgau_plans_are_secret_in_the_austrian_view_until_revealed() {
         );
     }
     assert!(reveals >= 12, "{reveals} reveals in three games");
+}
 
 /// Rule 17 ¶1: the Austrian player sets up his own army (every counter placed by a
 /// decision) under either reading of its limit (ruling `deployment_zone`); the random

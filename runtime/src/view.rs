@@ -37,8 +37,8 @@ struct Viewer<'a> {
     type_revealed_by: Option<String>,
     /// Every declaration's revealing marker, `None` for one that has none.
     revealers: Vec<Option<String>>,
-    /// (unit, marker) pairs on the board now, for the revealing markers.
-    marks: BTreeSet<(String, String)>,
+    /// The revealing markers on each unit now (unit -> markers).
+    marks: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl<'a> Viewer<'a> {
@@ -74,14 +74,14 @@ impl<'a> Viewer<'a> {
             hidden_tracks,
             type_revealed_by,
             revealers,
-            marks: BTreeSet::new(),
+            marks: BTreeMap::new(),
         }
     }
 
     /// Does `unit` carry `marker` now (a revealing marker)?
     fn carries(&self, unit: &str, marker: &Option<String>) -> bool {
         match marker {
-            Some(m) => self.marks.contains(&(unit.to_string(), m.clone())),
+            Some(m) => self.marks.get(unit).is_some_and(|on| on.contains(m)),
             None => false,
         }
     }
@@ -146,11 +146,10 @@ impl<'a> Viewer<'a> {
                     (m.get("on").and_then(|x| x.as_str()), m.get("marker").and_then(|x| x.as_str()))
                 {
                     if self.owner.contains_key(u) && self.revealers.iter().any(|r| r.as_deref() == Some(mk)) {
-                        let key = (u.to_string(), mk.to_string());
                         if kind == "mark" {
-                            self.marks.insert(key);
-                        } else {
-                            self.marks.remove(&key);
+                            self.marks.entry(u.to_string()).or_default().insert(mk.to_string());
+                        } else if let Some(on) = self.marks.get_mut(u) {
+                            on.remove(mk);
                         }
                     }
                 }

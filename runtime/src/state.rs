@@ -105,56 +105,25 @@ impl State {
         let mut tracks = vec![0i64; program.track_slots()];
         // Slots found from the tracks' first slots, computed once.
         let bases = program.track_bases();
+        // Every track's slots are contiguous from its base (`Program::track_slot_in`):
+        // each starts at the low end of its range, except that a per-unit track of
+        // integers starts at each counter's rating of the same name (first step), if any.
         for (i, t) in program.tracks.iter().enumerate() {
-            if t.second.is_some() {
-                // A track with two keys starts at the low end of its range everywhere.
-                for x in 0..program.track_width1(t) {
-                    for y in 0..program.track_width2(t) {
-                        if let Some(slot) = program.track_slot2_in(&bases, i as u16, x, y) {
-                            tracks[slot] = t.lo;
-                        }
-                    }
-                }
-                continue;
+            let base = bases[i];
+            let width = program.track_width(t);
+            if let Some(slots) = tracks.get_mut(base..base + width) {
+                slots.fill(t.lo);
             }
-            if t.per_unit {
-                // Each counter starts at its rating of the same name (first step), if any.
+            if t.per_unit && t.second.is_none() {
                 // A track of references starts empty whatever the counters' ratings.
-                let rating = program.rating_index(&t.name).filter(|_| t.holds == crate::program::Holds::Int);
-                for (u, c) in program.counters.iter().enumerate() {
-                    let start = rating
-                        .and_then(|r| c.values.get(r))
-                        .and_then(|v| v.as_ref())
-                        .and_then(|steps| steps.first().copied())
-                        .unwrap_or(t.lo)
-                        .clamp(t.lo, t.hi);
-                    if let Some(slot) = program.track_slot_in(&bases, i as u16, Some(u)) {
-                        tracks[slot] = start;
+                let Some(r) = program.rating_index(&t.name).filter(|_| t.holds == crate::program::Holds::Int) else {
+                    continue;
+                };
+                for (u, c) in program.counters.iter().enumerate().take(width) {
+                    let start = c.values.get(r).and_then(|v| v.as_ref()).and_then(|steps| steps.first().copied());
+                    if let (Some(v), Some(slot)) = (start, tracks.get_mut(base + u)) {
+                        *slot = v.clamp(t.lo, t.hi);
                     }
-                }
-                continue;
-            }
-            if t.key != crate::program::SpaceKey::None {
-                for x in 0..program.track_width(t) {
-                    if let Some(slot) = program.track_slot_in(&bases, i as u16, Some(x)) {
-                        tracks[slot] = t.lo;
-                    }
-                }
-                continue;
-            }
-            if !t.per_group.is_empty() {
-                for x in 0..t.per_group.len() {
-                    if let Some(slot) = program.track_slot_in(&bases, i as u16, Some(x)) {
-                        tracks[slot] = t.lo;
-                    }
-                }
-                continue;
-            }
-            let sides = if t.per_side { program.sides.len() } else { 1 };
-            for s in 0..sides {
-                let side = if t.per_side { Some(s as u8) } else { None };
-                if let Some(slot) = program.track_slot_in(&bases, i as u16, side.map(usize::from)) {
-                    tracks[slot] = t.lo;
                 }
             }
         }

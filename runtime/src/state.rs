@@ -111,8 +111,12 @@ impl State {
         for (i, t) in program.tracks.iter().enumerate() {
             let base = bases[i];
             let width = program.track_width(t);
-            if let Some(slots) = tracks.get_mut(base..base + width) {
-                slots.fill(t.lo);
+            // The vector starts zeroed (a large one as fresh zero pages, untouched until
+            // written), so a track starting at 0 needs no pass over its slots.
+            if t.lo != 0 {
+                if let Some(slots) = tracks.get_mut(base..base + width) {
+                    slots.fill(t.lo);
+                }
             }
             if t.per_unit && t.second.is_none() {
                 // A track of references starts empty whatever the counters' ratings.

@@ -1941,3 +1941,61 @@ fn napoleon_campaign_vedettes() {
         .expect("plays");
     assert!(!out.log.lines.iter().any(|l| l.contains("Vedette")));
 }
+
+#[test]
+fn napoleon_force_leader_outside_the_battle() {
+    // S[119.] (nap11): a Force Leader outside the enemy ZOCs may lead a battle fought by
+    // his subordinates in contact, his own units out of it. The two examples run it (his
+    // bonus moves the die, his units lose nothing); with his own Force made to fight (the
+    // encoding before nap11 took the designated leader's Force as the first attacking
+    // hex) the first example no longer reproduces.
+    let c = compiled();
+    assert!(!c.has_errors());
+    assert_eq!(c.report.examples_run, c.report.examples_passed);
+    let fights = compiled_with_edits(&[("battle.ks", "else if a has Outside then [] else [a];", "else [a];")]);
+    assert!(!fights.has_errors());
+    assert_eq!(fights.report.examples_run, fights.report.examples_passed + 1, "the S[119.] example fails");
+    // In heuristic play some battles are led from outside; the leader's own units never
+    // change strength in such a battle (between its Step 1 and its end).
+    let prog = c.program.as_ref().expect("compiles");
+    let text = std::fs::read_to_string(dir().join("counters.ks")).expect("reads");
+    let mut led = 0;
+    for seed in 1..=30 {
+        let out = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let lines: Vec<serde_json::Value> =
+            out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
+        for (i, v) in lines.iter().enumerate() {
+            let Some(leader) =
+                v["message"].as_str().and_then(|m| m.strip_suffix(" leads the battle from outside the enemy ZOCs; his own units take no part (S[119.])"))
+            else {
+                continue;
+            };
+            led += 1;
+            // The leader's own units: those set up on his track (cmd = his lno).
+            let lno = text
+                .lines()
+                .find(|l| l.contains(&format!("\"{leader}\" Leader")))
+                .and_then(|l| l.split("lno: ").nth(1))
+                .and_then(|m| m.split(|c: char| !c.is_ascii_digit()).next())
+                .unwrap_or_default()
+                .to_string();
+            let own: Vec<String> = text
+                .lines()
+                .filter(|l| l.contains(&format!("cmd: {lno} ")) || l.contains(&format!("cmd: {lno},")))
+                .filter_map(|l| l.split('"').nth(1).map(str::to_string))
+                .collect();
+            assert!(!own.is_empty(), "seed {seed}: {leader} has units");
+            for w in &lines[i + 1..] {
+                if w["track"] == "grp" && w["of"].as_str().is_some() && w["value"] == 0 {
+                    break; // the battle's end
+                }
+                if w["track"] == "sp" {
+                    let of = w["of"].as_str().unwrap_or_default();
+                    assert!(!own.iter().any(|u| u == of), "seed {seed}: {leader}'s {of} changed in the battle he led from outside");
+                }
+            }
+        }
+    }
+    assert!(led >= 1, "{led} battles led from outside");
+}

@@ -405,7 +405,7 @@ const WITHHOLDING_EXAMPLE: &str = r#"
   run set_sp(unit("Line Infantry"), 12);
   run set_sp(unit("VII Artillery"), 0);
   dice 4;
-  run counterattack(unit("Buelow"), [unit("Napoleon"), unit("Reynier")], Pitched, Pursuit);
+  run counterattack(unit("Buelow"), [unit("Buelow")], [unit("Napoleon"), unit("Reynier")], Pitched, Pursuit);
   expect retreated[unit("Napoleon")] == 0 and lost[Coalition] == 1 and lost[French] == 1;
   expect force_sp(unit("Napoleon")) == 11 and force_sp(unit("Reynier")) == 8;
   expect withheld == 0;
@@ -484,8 +484,8 @@ fn napoleon_multi_hex_force_and_withholding() {
     // both hexes (leaving one out would withhold the whole strength)...
     let always_leave = (
         "battle.ks",
-        "fn leave_out_score(c: Unit, hit: List<Unit>, out: Int, f: Unit, b: Bool) -> Int =\n  if b ==",
-        "fn leave_out_score(c: Unit, hit: List<Unit>, out: Int, f: Unit, b: Bool) -> Int =\n  if b then 1 else if b ==",
+        "fn leave_out_score(ps: List<Unit>, hit: List<Unit>, out: Int, f: Unit, b: Bool) -> Int =\n  if b ==",
+        "fn leave_out_score(ps: List<Unit>, hit: List<Unit>, out: Int, f: Unit, b: Bool) -> Int =\n  if b then 1 else if b ==",
     );
     let c = compiled_with_edits(&[always_leave]);
     assert!(!c.has_errors());
@@ -493,7 +493,7 @@ fn napoleon_multi_hex_force_and_withholding() {
     // ... and without the bar on withholding it would not reproduce.
     let c = compiled_with_edits(&[
         always_leave,
-        ("battle.ks", "let leave = if out + force_sp(f) < 2 * counter_sp(c)", "let leave = if true"),
+        ("battle.ks", "let leave = if out + force_sp(f) < 2 * parts_sp(ps)", "let leave = if true"),
     ]);
     assert!(!c.has_errors());
     assert_eq!(c.report.examples_run, c.report.examples_passed + 1, "the S[159.] example fails");
@@ -1998,4 +1998,34 @@ fn napoleon_force_leader_outside_the_battle() {
         }
     }
     assert!(led >= 1, "{led} battles led from outside");
+}
+
+#[test]
+fn napoleon_divided_counterattacks() {
+    // S[199.], S[201.] (nap11): the counterattacking Force is formed at the counterattack
+    // from the defending Forces its Force Leader can take in, and may divide its
+    // counterattacks, one a hex, every part counterattacking. The example runs it; with
+    // the division broken (no part but the one given the strongest hex is given a hex)
+    // it no longer reproduces.
+    let c = compiled();
+    assert!(!c.has_errors());
+    assert_eq!(c.report.examples_run, c.report.examples_passed);
+    let broken = compiled_with_edits(&[("battle.ks", "    if p != lead {\n      let free", "    if false {\n      let free")]);
+    assert!(!broken.has_errors());
+    assert_eq!(broken.report.examples_run, broken.report.examples_passed + 1, "the S[201.] example fails");
+    // In random play Multi-Hex counterattacks happen, and every game keeps the
+    // invariants (one counterattack a hex a round, every part counterattacking).
+    let prog = c.program.as_ref().expect("compiles");
+    let mut multi = 0;
+    for seed in 1..=40 {
+        let out = play(prog, &options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        multi += out
+            .log
+            .lines
+            .iter()
+            .filter(|l| l.contains("divides its counterattack among") || l.contains("counterattacks as one Multi-Hex Force"))
+            .count();
+    }
+    assert!(multi >= 1, "{multi} counterattacks by Multi-Hex Forces");
 }

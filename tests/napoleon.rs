@@ -405,7 +405,7 @@ const WITHHOLDING_EXAMPLE: &str = r#"
   run set_sp(unit("Line Infantry"), 12);
   run set_sp(unit("VII Artillery"), 0);
   dice 4;
-  run counterattack(unit("Buelow"), [unit("Napoleon"), unit("Reynier")], Pitched, Pursuit);
+  run counterattack(unit("Buelow"), [unit("Buelow")], [unit("Napoleon"), unit("Reynier")], Pitched, Pursuit);
   expect retreated[unit("Napoleon")] == 0 and lost[Coalition] == 1 and lost[French] == 1;
   expect force_sp(unit("Napoleon")) == 11 and force_sp(unit("Reynier")) == 8;
   expect withheld == 0;
@@ -484,8 +484,8 @@ fn napoleon_multi_hex_force_and_withholding() {
     // both hexes (leaving one out would withhold the whole strength)...
     let always_leave = (
         "battle.ks",
-        "fn leave_out_score(c: Unit, hit: List<Unit>, out: Int, f: Unit, b: Bool) -> Int =\n  if b ==",
-        "fn leave_out_score(c: Unit, hit: List<Unit>, out: Int, f: Unit, b: Bool) -> Int =\n  if b then 1 else if b ==",
+        "fn leave_out_score(ps: List<Unit>, hit: List<Unit>, out: Int, f: Unit, b: Bool) -> Int =\n  if b ==",
+        "fn leave_out_score(ps: List<Unit>, hit: List<Unit>, out: Int, f: Unit, b: Bool) -> Int =\n  if b then 1 else if b ==",
     );
     let c = compiled_with_edits(&[always_leave]);
     assert!(!c.has_errors());
@@ -493,7 +493,7 @@ fn napoleon_multi_hex_force_and_withholding() {
     // ... and without the bar on withholding it would not reproduce.
     let c = compiled_with_edits(&[
         always_leave,
-        ("battle.ks", "let leave = if out + force_sp(f) < 2 * counter_sp(c)", "let leave = if true"),
+        ("battle.ks", "let leave = if out + force_sp(f) < 2 * parts_sp(ps)", "let leave = if true"),
     ]);
     assert!(!c.has_errors());
     assert_eq!(c.report.examples_run, c.report.examples_passed + 1, "the S[159.] example fails");
@@ -1940,4 +1940,92 @@ fn napoleon_campaign_vedettes() {
     let out = play(b.program.as_ref().expect("compiles"), &options(1, AgentKind::Random, AgentKind::Random))
         .expect("plays");
     assert!(!out.log.lines.iter().any(|l| l.contains("Vedette")));
+}
+
+#[test]
+fn napoleon_force_leader_outside_the_battle() {
+    // S[119.] (nap11): a Force Leader outside the enemy ZOCs may lead a battle fought by
+    // his subordinates in contact, his own units out of it. The two examples run it (his
+    // bonus moves the die, his units lose nothing); with his own Force made to fight (the
+    // encoding before nap11 took the designated leader's Force as the first attacking
+    // hex) the first example no longer reproduces.
+    let c = compiled();
+    assert!(!c.has_errors());
+    assert_eq!(c.report.examples_run, c.report.examples_passed);
+    let fights = compiled_with_edits(&[("battle.ks", "else if a has Outside then [] else [a];", "else [a];")]);
+    assert!(!fights.has_errors());
+    assert_eq!(fights.report.examples_run, fights.report.examples_passed + 1, "the S[119.] example fails");
+    // In heuristic play some battles are led from outside; the leader's own units never
+    // change strength in such a battle (between its Step 1 and its end).
+    let prog = c.program.as_ref().expect("compiles");
+    let text = std::fs::read_to_string(dir().join("counters.ks")).expect("reads");
+    let mut led = 0;
+    for seed in 1..=30 {
+        let out = play(prog, &options(seed, AgentKind::Heuristic, AgentKind::Heuristic)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let lines: Vec<serde_json::Value> =
+            out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
+        for (i, v) in lines.iter().enumerate() {
+            let Some(leader) =
+                v["message"].as_str().and_then(|m| m.strip_suffix(" leads the battle from outside the enemy ZOCs; his own units take no part (S[119.])"))
+            else {
+                continue;
+            };
+            led += 1;
+            // The leader's own units: those set up on his track (cmd = his lno).
+            let lno = text
+                .lines()
+                .find(|l| l.contains(&format!("\"{leader}\" Leader")))
+                .and_then(|l| l.split("lno: ").nth(1))
+                .and_then(|m| m.split(|c: char| !c.is_ascii_digit()).next())
+                .unwrap_or_default()
+                .to_string();
+            let own: Vec<String> = text
+                .lines()
+                .filter(|l| l.contains(&format!("cmd: {lno} ")) || l.contains(&format!("cmd: {lno},")))
+                .filter_map(|l| l.split('"').nth(1).map(str::to_string))
+                .collect();
+            assert!(!own.is_empty(), "seed {seed}: {leader} has units");
+            for w in &lines[i + 1..] {
+                if w["track"] == "grp" && w["of"].as_str().is_some() && w["value"] == 0 {
+                    break; // the battle's end
+                }
+                if w["track"] == "sp" {
+                    let of = w["of"].as_str().unwrap_or_default();
+                    assert!(!own.iter().any(|u| u == of), "seed {seed}: {leader}'s {of} changed in the battle he led from outside");
+                }
+            }
+        }
+    }
+    assert!(led >= 1, "{led} battles led from outside");
+}
+
+#[test]
+fn napoleon_divided_counterattacks() {
+    // S[199.], S[201.] (nap11): the counterattacking Force is formed at the counterattack
+    // from the defending Forces its Force Leader can take in, and may divide its
+    // counterattacks, one a hex, every part counterattacking. The example runs it; with
+    // the division broken (no part but the one given the strongest hex is given a hex)
+    // it no longer reproduces.
+    let c = compiled();
+    assert!(!c.has_errors());
+    assert_eq!(c.report.examples_run, c.report.examples_passed);
+    let broken = compiled_with_edits(&[("battle.ks", "    if p != lead {\n      let free", "    if false {\n      let free")]);
+    assert!(!broken.has_errors());
+    assert_eq!(broken.report.examples_run, broken.report.examples_passed + 1, "the S[201.] example fails");
+    // In random play Multi-Hex counterattacks happen, and every game keeps the
+    // invariants (one counterattack a hex a round, every part counterattacking).
+    let prog = c.program.as_ref().expect("compiles");
+    let mut multi = 0;
+    for seed in 1..=40 {
+        let out = play(prog, &options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        multi += out
+            .log
+            .lines
+            .iter()
+            .filter(|l| l.contains("divides its counterattack among") || l.contains("counterattacks as one Multi-Hex Force"))
+            .count();
+    }
+    assert!(multi >= 1, "{multi} counterattacks by Multi-Hex Forces");
 }

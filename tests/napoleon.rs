@@ -75,7 +75,13 @@ fn napoleon_lists_both_parts_and_checks_clean() {
     let layers: Vec<(&str, bool)> = r.layers.iter().map(|l| (l.0.as_str(), l.2)).collect();
     assert_eq!(
         layers,
-        [("base", false), ("battlefield_dynamics", true), ("exclusive", false), ("campaign", true)]
+        [
+            ("base", false),
+            ("battlefield_dynamics", true),
+            ("exclusive", false),
+            ("campaign", true),
+            ("sound_of_guns", true)
+        ]
     );
     // The Exclusive Rules supersede Standard ones: E[37.] waives the reinforcements.
     assert!(r.superseded.iter().any(|e| e.0 == "Standard[91.]"), "{:?}", r.superseded);
@@ -224,6 +230,39 @@ fn napoleon_battlefield_dynamics_option_plays() {
     )
     .expect("plays");
     assert!(!out.log.lines.iter().any(|l| l.contains("Battlefield Dynamics:")));
+}
+
+#[test]
+fn napoleon_sound_of_the_guns_option_plays() {
+    // E[157.]-E[158.] as an optional layer: a Force that missed its Forced March near a
+    // battle is offered the march to the guns before Round Two; the games still end on
+    // Victory Points. (Heuristic players never attempt a Forced March, so random ones.)
+    let sources = load(&dir()).expect("loads");
+    let c = compile_with(&sources, &["sound_of_guns".to_string()]);
+    assert!(!c.has_errors());
+    let prog = c.program.as_ref().expect("compiles");
+    let (mut offered, mut joined) = (0, 0);
+    for seed in 1..=200 {
+        let mut o = options(seed, AgentKind::Random, AgentKind::Random);
+        o.options.insert("sound_of_guns".to_string());
+        let out = play(prog, &o).expect("plays");
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        offered +=
+            out.log.lines.iter().filter(|l| l.contains("march to the sound of the guns (E[158.])")).count();
+        joined += out.log.lines.iter().filter(|l| l.contains("marches to the sound of the guns")).count();
+    }
+    assert!(offered > 0, "the march to the guns is offered");
+    println!("sound of the guns: offered {offered} times, {joined} joined, in 200 random games");
+    // Without the option, never (and no Force is marked for it).
+    let plain = compiled();
+    for seed in 1..=20 {
+        let out = play(
+            plain.program.as_ref().expect("compiles"),
+            &options(seed, AgentKind::Random, AgentKind::Random),
+        )
+        .expect("plays");
+        assert!(!out.log.lines.iter().any(|l| l.contains("sound of the guns") || l.contains("MissedMarch")));
+    }
 }
 
 #[test]
@@ -1952,7 +1991,8 @@ fn napoleon_force_leader_outside_the_battle() {
     let c = compiled();
     assert!(!c.has_errors());
     assert_eq!(c.report.examples_run, c.report.examples_passed);
-    let fights = compiled_with_edits(&[("battle.ks", "else if a has Outside then [] else [a];", "else [a];")]);
+    let fights =
+        compiled_with_edits(&[("battle.ks", "else if a has Outside then [] else [a];", "else [a];")]);
     assert!(!fights.has_errors());
     assert_eq!(fights.report.examples_run, fights.report.examples_passed + 1, "the S[119.] example fails");
     // In heuristic play some battles are led from outside; the leader's own units never
@@ -1966,9 +2006,11 @@ fn napoleon_force_leader_outside_the_battle() {
         let lines: Vec<serde_json::Value> =
             out.log.lines.iter().map(|l| serde_json::from_str(l).expect("json")).collect();
         for (i, v) in lines.iter().enumerate() {
-            let Some(leader) =
-                v["message"].as_str().and_then(|m| m.strip_suffix(" leads the battle from outside the enemy ZOCs; his own units take no part (S[119.])"))
-            else {
+            let Some(leader) = v["message"].as_str().and_then(|m| {
+                m.strip_suffix(
+                    " leads the battle from outside the enemy ZOCs; his own units take no part (S[119.])",
+                )
+            }) else {
                 continue;
             };
             led += 1;
@@ -1992,7 +2034,10 @@ fn napoleon_force_leader_outside_the_battle() {
                 }
                 if w["track"] == "sp" {
                     let of = w["of"].as_str().unwrap_or_default();
-                    assert!(!own.iter().any(|u| u == of), "seed {seed}: {leader}'s {of} changed in the battle he led from outside");
+                    assert!(
+                        !own.iter().any(|u| u == of),
+                        "seed {seed}: {leader}'s {of} changed in the battle he led from outside"
+                    );
                 }
             }
         }
@@ -2010,7 +2055,11 @@ fn napoleon_divided_counterattacks() {
     let c = compiled();
     assert!(!c.has_errors());
     assert_eq!(c.report.examples_run, c.report.examples_passed);
-    let broken = compiled_with_edits(&[("battle.ks", "    if p != lead {\n      let free", "    if false {\n      let free")]);
+    let broken = compiled_with_edits(&[(
+        "battle.ks",
+        "    if p != lead {\n      let free",
+        "    if false {\n      let free",
+    )]);
     assert!(!broken.has_errors());
     assert_eq!(broken.report.examples_run, broken.report.examples_passed + 1, "the S[201.] example fails");
     // In random play Multi-Hex counterattacks happen, and every game keeps the
@@ -2024,7 +2073,10 @@ fn napoleon_divided_counterattacks() {
             .log
             .lines
             .iter()
-            .filter(|l| l.contains("divides its counterattack among") || l.contains("counterattacks as one Multi-Hex Force"))
+            .filter(|l| {
+                l.contains("divides its counterattack among")
+                    || l.contains("counterattacks as one Multi-Hex Force")
+            })
             .count();
     }
     assert!(multi >= 1, "{multi} counterattacks by Multi-Hex Forces");

@@ -2053,10 +2053,74 @@ fn napoleon_campaign_vedette_repulse_ruling() {
                 assert_eq!(field(l, "phase"), "Movement", "seed {seed}: {m}");
                 let side = if m.starts_with("a French") { "French" } else { "Coalition" };
                 assert_eq!(field(l, "side"), side, "seed {seed}: {m}");
-                assert!(field(&lines[i + 1], "type") == "mark" && field(&lines[i + 1], "marker") == "Identified", "seed {seed}: {}", lines[i + 1]);
-                assert!(lines[i..].iter().take(12).any(|x| field(x, "message").contains("learns the Force Leader")));
+                // The Force Leader is revealed (Identified now, or still from an earlier
+                // reveal in this phase) and the vedette learns who he is.
+                let learn = lines[i..].iter().take(4).find(|x| field(x, "message").contains("learns the Force Leader")).expect("learns");
+                let who = field(learn, "message").split(": ").nth(1).and_then(|x| x.split(" (E").next()).expect("name").to_string();
+                let state = lines[..i + 3]
+                    .iter()
+                    .rev()
+                    .find(|x| field(x, "marker") == "Identified" && field(x, "on") == who)
+                    .expect("a reveal");
+                assert_eq!(field(state, "type"), "mark", "seed {seed}: {who} not revealed: {state}");
             }
         }
     }
     assert!(probes >= 3, "{probes} probes in 3 games");
+}
+
+#[test]
+fn napoleon_campaign_march_divisions_from_the_pool() {
+    // S[65.], S[71.], E[120.] (march-divisions.ks, nap12): Replacement Points of the pool
+    // make a March Division that enters in the Command Phase at a Friendly Supply Source
+    // hex (0110 for the French, 2101 for the North Army; Berlin for the French once taken)
+    // or at the active Center of Operations, under a new Major General or on the track of a
+    // leader there; the points leave the pool. Followed through random and heuristic games.
+    let c = campaign_editing(|_, t| t);
+    let prog = c.program.as_ref().expect("compiles");
+    let mut made = 0;
+    for seed in 1..=3 {
+        for agent in [AgentKind::Random, AgentKind::Heuristic] {
+            let out = play(prog, &campaign_options(seed, agent.clone(), agent.clone())).expect("plays");
+            assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result.err());
+            let lines = &out.log.lines;
+            // Where each side's Center of Operations stands.
+            let mut coo: BTreeMap<String, String> = BTreeMap::new();
+            for (i, l) in lines.iter().enumerate() {
+                if field(l, "type") == "move" && field(l, "unit").ends_with("Center of Operations") {
+                    let owner = if field(l, "unit").starts_with("French") { "French" } else { "Coalition" };
+                    coo.insert(owner.to_string(), field(l, "to"));
+                }
+                let m = field(l, "message");
+                if !m.contains("from the Replacement Pool enters at") {
+                    continue;
+                }
+                made += 1;
+                assert_eq!(field(l, "phase"), "Command", "seed {seed}: {m}");
+                let w: Vec<&str> = m.split_whitespace().collect();
+                let (side, n, hex) = (w[1], w[5].parse::<i64>().expect("SPs"), w[13]);
+                assert!((1..=6).contains(&n), "seed {seed}: {m}");
+                let source = if side == "French" { hex == "0110" || hex == "2101" } else { hex == "2101" };
+                assert!(
+                    source || coo.get(side).is_some_and(|h| h == hex),
+                    "seed {seed}: {m} (Center of Operations at {:?})",
+                    coo.get(side)
+                );
+                // The points leave the pool and go to the March Division.
+                let pool = lines[..i]
+                    .iter()
+                    .rev()
+                    .find(|x| field(x, "type") == "track" && field(x, "track").starts_with("pool_"))
+                    .expect("pool");
+                assert!(pool.contains(&format!(r#""by":-{n}"#)), "seed {seed}: {pool}");
+                let sp = lines[..i]
+                    .iter()
+                    .rev()
+                    .find(|x| field(x, "type") == "track" && field(x, "track") == "sp")
+                    .expect("sp");
+                assert!(sp.contains("March Division") && sp.contains(&format!(r#""by":{n}"#)), "seed {seed}: {sp}");
+            }
+        }
+    }
+    assert!(made >= 3, "{made} March Divisions from the pool in 6 games");
 }

@@ -120,11 +120,13 @@ impl State {
             }
             if t.per_unit && t.second.is_none() {
                 // A track of references starts empty whatever the counters' ratings.
-                let Some(r) = program.rating_index(&t.name).filter(|_| t.holds == crate::program::Holds::Int) else {
+                let Some(r) = program.rating_index(&t.name).filter(|_| t.holds == crate::program::Holds::Int)
+                else {
                     continue;
                 };
                 for (u, c) in program.counters.iter().enumerate().take(width) {
-                    let start = c.values.get(r).and_then(|v| v.as_ref()).and_then(|steps| steps.first().copied());
+                    let start =
+                        c.values.get(r).and_then(|v| v.as_ref()).and_then(|steps| steps.first().copied());
                     if let (Some(v), Some(slot)) = (start, tracks.get_mut(base + u)) {
                         *slot = v.clamp(t.lo, t.hi);
                     }

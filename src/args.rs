@@ -16,6 +16,8 @@ pub(crate) enum AgentArg {
     Heuristic,
     /// Decisions read from a script file (docs/cli.md).
     Scripted(PathBuf),
+    /// Monte Carlo search with N playouts per decision (docs/search.md).
+    Search(u32),
 }
 
 /// `NAME=VALUE` with both parts present.
@@ -30,16 +32,31 @@ pub(crate) fn parse_pair(s: &str) -> Result<Pair, String> {
     Ok((k.to_string(), v.to_string()))
 }
 
-/// `SIDE=random|heuristic|scripted:FILE`.
+/// `SIDE=random|heuristic|scripted:FILE|search:N`.
 pub(crate) fn parse_agent(s: &str) -> Result<(String, AgentArg), String> {
     let (side, kind) = parse_pair(s).map_err(|e| format!("{e}: expected SIDE=KIND"))?;
     let agent = match kind.as_str() {
         "random" => AgentArg::Random,
         "heuristic" => AgentArg::Heuristic,
-        k => match k.strip_prefix("scripted:") {
-            Some(file) if !file.is_empty() => AgentArg::Scripted(PathBuf::from(file)),
-            Some(_) => return Err("scripted: needs a file, as in scripted:moves.txt".into()),
-            None => return Err(format!("unknown agent `{k}` (agents: random, heuristic, scripted:FILE)")),
+        "search" => return Err("search needs a number of playouts per decision, as in search:16".into()),
+        k => match (k.strip_prefix("scripted:"), k.strip_prefix("search:")) {
+            (Some(file), _) if !file.is_empty() => AgentArg::Scripted(PathBuf::from(file)),
+            (Some(_), _) => return Err("scripted: needs a file, as in scripted:moves.txt".into()),
+            (_, Some(n)) => match n.trim().parse::<u32>() {
+                Ok(n) if n >= 1 => AgentArg::Search(n),
+                _ => {
+                    return Err(format!(
+                        "search:{n}: the number of playouts per decision must be a whole number from 1 \
+                         to {}, as in search:16",
+                        u32::MAX
+                    ))
+                }
+            },
+            _ => {
+                return Err(format!(
+                    "unknown agent `{k}` (agents: random, heuristic, scripted:FILE, search:N)"
+                ))
+            }
         },
     };
     Ok((side, agent))
@@ -81,5 +98,11 @@ mod tests {
         assert!(parse_games("0").unwrap_err().contains("at least one"));
         assert!(parse_games("-1").is_err());
         assert!(parse_agent("Red=clever").unwrap_err().contains("random, heuristic"));
+        assert_eq!(parse_agent("Red=search:16").unwrap(), ("Red".into(), AgentArg::Search(16)));
+        assert!(parse_agent("Red=search").unwrap_err().contains("search:16"));
+        assert!(parse_agent("Red=search:").unwrap_err().contains("whole number"));
+        assert!(parse_agent("Red=search:0").unwrap_err().contains("whole number"));
+        assert!(parse_agent("Red=search:x").unwrap_err().contains("whole number"));
+        assert!(parse_agent("Red=search:-3").unwrap_err().contains("whole number"));
     }
 }

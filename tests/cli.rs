@@ -47,6 +47,8 @@ fn usage_errors_have_a_code_and_name_the_valid_values() {
             "random, heuristic, scripted:FILE",
         ),
         (&["run", PETER, "--scenario", "14.4", "--agent", "Swedish=scripted:"], "needs a file"),
+        (&["run", PETER, "--scenario", "14.4", "--agent", "Swedish=search:0"], "playouts per decision"),
+        (&["run", PETER, "--scenario", "14.4", "--agent", "Swedish=search"], "as in search:16"),
         (&["run", PETER, "--scenario", "14.4", "--ruling", "attack_grouping="], "NAME=VALUE"),
         (&["run", PETER, "--scenario", "14.4", "--games", "0"], "at least one game"),
         (&["run", PETER, "--scenario", "14.4", "--games", "many"], "not a whole number"),

@@ -26,6 +26,22 @@ pub struct ChoiceRequest<'a> {
     pub or_none: bool,
     /// The rulebook's score of declining (`or none prefer S`), if given; 0 otherwise.
     pub none_score: Option<i64>,
+    /// Every decision answered by an agent before this one, all sides, in order (what
+    /// the search agent replays; the other agents ignore it).
+    pub history: &'a [Decision],
+    /// Does another side hold a `secret` or `sealed` decision not yet revealed? (The
+    /// search agent cannot replay the game without reading it, so it does not search.)
+    pub unrevealed: bool,
+}
+
+/// One decision an agent answered: who, how many options (and whether declining was
+/// allowed), and the answer (an option index, or `None` for declining).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub side: u8,
+    pub count: u32,
+    pub or_none: bool,
+    pub answer: Option<u32>,
 }
 
 /// An answer: an option index, or `None` to decline (only when `or_none`).
@@ -208,6 +224,8 @@ mod tests {
             scores,
             or_none: false,
             none_score: None,
+            history: &[],
+            unrevealed: false,
         }
     }
 

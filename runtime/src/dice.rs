@@ -69,6 +69,11 @@ impl Dice {
         }
     }
 
+    /// A uniform 64-bit word (seeds for a search's playouts).
+    pub fn word(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+
     /// One die of `sides` faces: 1..=sides.
     pub fn die(&mut self, sides: u32) -> i64 {
         self.below(sides.max(1)) as i64 + 1

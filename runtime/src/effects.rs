@@ -344,6 +344,7 @@ impl<'p> Vm<'p> {
                     Value::Side(s) => s,
                     other => return Err(RuntimeError::new("R0002", format!("choose by {other:?}")).into()),
                 };
+                let mut asked = false;
                 let chosen = if options.is_empty() {
                     if !or_none {
                         return Err(RuntimeError::new(
@@ -355,7 +356,12 @@ impl<'p> Vm<'p> {
                     None
                 } else if options.len() == 1 && !or_none {
                     Some(0)
+                } else if self.replay.is_some() {
+                    // A search playout replaying the game up to its fork.
+                    asked = true;
+                    self.replay_answer(s, options.len(), or_none)?
                 } else {
+                    asked = true;
                     let wants =
                         self.agents.get(self.seats.player(s)).map(|a| a.wants_labels()).unwrap_or(false);
                     let labels: Vec<String> = if wants {
@@ -375,6 +381,8 @@ impl<'p> Vm<'p> {
                         scores: score_vals.as_deref(),
                         or_none,
                         none_score,
+                        history: &self.history,
+                        unrevealed: self.unrevealed_for(s),
                     };
                     let agent = self
                         .agents
@@ -388,6 +396,16 @@ impl<'p> Vm<'p> {
                     }
                 };
                 self.stats.decisions += 1;
+                if asked {
+                    let answer = chosen.map(|i| i as u32);
+                    let d = crate::agent::Decision { side: s, count: options.len() as u32, or_none, answer };
+                    self.history.push(d);
+                    if secret && self.sealed_from.is_none() {
+                        if let Some(n) = self.secrets_pending.get_mut(s as usize) {
+                            *n += 1;
+                        }
+                    }
+                }
                 let v = chosen.map(|i| options[i]).unwrap_or(Value::Nil);
                 self.set_reg(base, dst, v);
                 if self.log.enabled() && (options.len() > 1 || or_none) {
@@ -414,6 +432,8 @@ impl<'p> Vm<'p> {
             Op::WantsScores { dst, side, list } => {
                 let many = self.list(self.reg(base, list)).map(|l| l.len() > 1).unwrap_or(false);
                 let wants = match self.reg(base, side) {
+                    // A replayed decision is answered from the record: no scores.
+                    Value::Side(_) if self.replay.is_some() => false,
                     Value::Side(s) => {
                         self.agents.get(self.seats.player(s)).map(|a| a.wants_scores()).unwrap_or(false)
                     }
@@ -877,8 +897,16 @@ impl<'p> Vm<'p> {
                 self.state.phase = u32::MAX;
             }
             Op::TurnEnd => self.check_invariants(CheckAt::AfterTurn, &[])?,
-            Op::SealedBegin => self.sealed = Some(Vec::new()),
+            Op::SealedBegin => {
+                self.sealed = Some(Vec::new());
+                self.sealed_from = Some(self.history.len());
+            }
             Op::Reveal { value, side, what } => {
+                if let Ok(s) = self.side_of(self.reg(base, side)) {
+                    if let Some(n) = self.secrets_pending.get_mut(s as usize) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
                 if self.log.enabled() {
                     let by = self.prog.sides.get(self.side_of(self.reg(base, side))? as usize).cloned();
                     let choice = self.label(self.reg(base, value));
@@ -888,6 +916,7 @@ impl<'p> Vm<'p> {
                 }
             }
             Op::SealedEnd => {
+                self.sealed_from = None;
                 if let Some(list) = self.sealed.take() {
                     self.event("reveal", Event::Reveal { decisions: list });
                 }

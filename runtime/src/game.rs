@@ -18,6 +18,8 @@ pub enum AgentKind {
     Heuristic,
     /// Choices read from a script (entries for this side).
     Scripted(Vec<serde_json::Value>),
+    /// Monte Carlo search with this many playouts per decision (`search.rs`).
+    Search(u32),
 }
 
 impl AgentKind {
@@ -26,6 +28,7 @@ impl AgentKind {
             AgentKind::Random => "random",
             AgentKind::Heuristic => "heuristic",
             AgentKind::Scripted(_) => "scripted",
+            AgentKind::Search(_) => "search",
         }
     }
 }
@@ -173,7 +176,7 @@ fn play_with(
     let scenario = &prog.scenarios[si];
     let state = State::new(prog, scenario);
     let seats = crate::players::Seating::for_count(prog, opts.players)?;
-    let mut agents: Vec<Box<dyn Agent>> = Vec::new();
+    let mut agents: Vec<Box<dyn Agent + '_>> = Vec::new();
     let mut agent_names = serde_json::Map::new();
     let mut players_json = Vec::new();
     // One agent per player (per side without a `players` declaration), seeded by the
@@ -211,6 +214,18 @@ fn play_with(
             AgentKind::Random => Box::new(RandomAgent::new(opts.seed, i as u8)),
             AgentKind::Heuristic => Box::new(HeuristicAgent::new(opts.seed, i as u8)),
             AgentKind::Scripted(entries) => Box::new(ScriptedAgent::new(entries, opts.seed, i as u8)),
+            AgentKind::Search(n) => {
+                let setup = crate::search::Setup {
+                    prog,
+                    scenario: si,
+                    seed: opts.seed,
+                    rulings: rulings.clone(),
+                    options: options.clone(),
+                    seats: seats.clone(),
+                    budget: opts.budget,
+                };
+                Box::new(crate::search::SearchAgent::new(setup, n, i))
+            }
         };
         agents.push(a);
     }

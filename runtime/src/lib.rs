@@ -21,6 +21,7 @@ mod memo;
 pub mod op;
 pub mod players;
 pub mod program;
+pub mod search;
 pub mod session;
 pub mod state;
 pub mod value;

@@ -128,6 +128,14 @@ pub struct Vm<'p> {
     /// The traced modifier sets running, innermost last: (call depth, the lines that
     /// applied with their amounts).
     pub(crate) mod_open: Vec<(u32, Vec<(u16, Value)>)>,
+    /// Every decision an agent answered so far, in order (what a search replays).
+    pub(crate) history: Vec<crate::agent::Decision>,
+    /// Per side: `secret` decisions not yet followed by a `reveal` of that side.
+    pub(crate) secrets_pending: Vec<u32>,
+    /// Inside a `sealed` block: the length of `history` when it began.
+    pub(crate) sealed_from: Option<usize>,
+    /// A search playout replaying the game's decisions up to its fork (`search.rs`).
+    pub(crate) replay: Option<Box<crate::search::Replay>>,
 }
 
 /// Rules fired: per paragraph, in how many calls of rulebook code (a procedure, `fn`,
@@ -215,6 +223,10 @@ impl<'p> Vm<'p> {
             tracing: false,
             trace_at: 0,
             mod_open: Vec::new(),
+            history: Vec::new(),
+            secrets_pending: vec![0; prog.sides.len()],
+            sealed_from: None,
+            replay: None,
         }
         .with_occupancy()
     }

@@ -2264,3 +2264,50 @@ fn napoleon_campaign_march_divisions_from_the_pool() {
     }
     assert!(made >= 3, "{made} March Divisions from the pool in 6 games");
 }
+
+#[test]
+fn napoleon_campaign_german_realignment() {
+    // E[154.]: on 7 October (Game-Turn 19; CB starts on Game-Turn 4, so the log's turn 16)
+    // the French roll for the Saxons and the Bavarians; the Saxon unit (VII Corps) leaves
+    // play on the Game-Turn rolled (21-23 or never), not before; the French units of the
+    // Saxon leader's track (Durutte, the VII Artillery) stay in play. Random games.
+    let c = campaign_editing(|_, t| t);
+    let prog = c.program.as_ref().expect("compiles");
+    let mut left = 0;
+    for seed in 1..=4 {
+        let out = play(prog, &campaign_options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
+        assert!(out.result.is_ok());
+        let turn = |l: &str| -> i64 {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json");
+            v["turn"].as_i64().expect("turn")
+        };
+        let rolls: Vec<&String> =
+            out.log.lines.iter().filter(|l| field(l, "message").starts_with("German Realignment")).collect();
+        assert_eq!(rolls.len(), 1, "seed {seed}: one roll");
+        assert_eq!(turn(rolls[0]), 16, "seed {seed}: on Game-Turn 19");
+        let m = field(rolls[0], "message");
+        let saxons: i64 = m
+            .split("the Saxons on Game-Turn ")
+            .nth(1)
+            .and_then(|t| t.split(',').next())
+            .expect("turn")
+            .parse()
+            .expect("turn");
+        assert!([0, 21, 22, 23].contains(&saxons), "seed {seed}: {m}");
+        let gone: Vec<&String> = out
+            .log
+            .lines
+            .iter()
+            .filter(|l| field(l, "message").starts_with("a Saxon unit leaves play"))
+            .collect();
+        if saxons == 0 {
+            assert!(gone.is_empty(), "seed {seed}: no realignment");
+        } else if let Some(g) = gone.first() {
+            // (None when the VII Corps was destroyed before.)
+            assert_eq!(gone.len(), 1, "seed {seed}: the one Saxon unit");
+            assert_eq!(turn(g) + 3, saxons, "seed {seed}: on its Game-Turn");
+            left += 1;
+        }
+    }
+    assert!(left > 0, "no Saxon realignment in the games followed");
+}

@@ -2105,7 +2105,12 @@ fn napoleon_campaign_direction_rolls() {
                 assert_eq!(field(&lines[i], "phase"), "Movement", "seed {seed}: {m}");
                 assert_eq!(field(&lines[i], "side"), "Coalition", "seed {seed}: {m}");
                 // The note names the Force's hex, not its (hidden) leader.
-                let from = m.split("the Force at ").nth(1).and_then(|x| x.split(' ').next()).expect("hex").to_string();
+                let from = m
+                    .split("the Force at ")
+                    .nth(1)
+                    .and_then(|x| x.split(' ').next())
+                    .expect("hex")
+                    .to_string();
                 let mut leader = String::new();
                 let mut moves = 0;
                 let mut last_to = from.clone();
@@ -2124,7 +2129,8 @@ fn napoleon_campaign_direction_rolls() {
                         assert!(moves <= 8, "seed {seed}: {moves} hexes");
                         assert!(mm.contains(&format!("at {last_to} after")), "seed {seed}: {mm}");
                         // E[116.]: attrition for his Force, on the MPs spent.
-                        let att = lines[j..].iter().find(|x| field(x, "type") == "lookup").expect("attrition");
+                        let att =
+                            lines[j..].iter().find(|x| field(x, "type") == "lookup").expect("attrition");
                         assert!(att.contains(&format!(r#""spent":{spent}"#)), "seed {seed}: {att}");
                         break;
                     }
@@ -2148,11 +2154,16 @@ fn napoleon_campaign_direction_rolls() {
     assert!(rolls >= 3, "{rolls} direction rolls in 3 games");
     // Battle Scenario B: no direction roll (a Campaign rule, E[6.]).
     let b = compiled();
-    let out = play(b.program.as_ref().expect("compiles"), &options(1, AgentKind::Random, AgentKind::Random)).expect("plays");
+    let out = play(b.program.as_ref().expect("compiles"), &options(1, AgentKind::Random, AgentKind::Random))
+        .expect("plays");
     assert_eq!(messages(&out.log.lines, "direction roll"), 0);
     // The invariant can fail: marching by the sector two places on breaks it.
     let broken = campaign_editing(|name, t| {
-        if name == "leadership.ks" { t.replace("sector_step(k, l.hex, x))", "sector_step(k + 2, l.hex, x))") } else { t }
+        if name == "leadership.ks" {
+            t.replace("sector_step(k, l.hex, x))", "sector_step(k + 2, l.hex, x))")
+        } else {
+            t
+        }
     });
     let prog = broken.program.as_ref().expect("compiles");
     let mut broke = false;
@@ -2195,8 +2206,17 @@ fn napoleon_campaign_vedette_repulse_ruling() {
                 assert_eq!(field(l, "side"), side, "seed {seed}: {m}");
                 // The Force Leader is revealed (Identified now, or still from an earlier
                 // reveal in this phase) and the vedette learns who he is.
-                let learn = lines[i..].iter().take(4).find(|x| field(x, "message").contains("learns the Force Leader")).expect("learns");
-                let who = field(learn, "message").split(": ").nth(1).and_then(|x| x.split(" (E").next()).expect("name").to_string();
+                let learn = lines[i..]
+                    .iter()
+                    .take(4)
+                    .find(|x| field(x, "message").contains("learns the Force Leader"))
+                    .expect("learns");
+                let who = field(learn, "message")
+                    .split(": ")
+                    .nth(1)
+                    .and_then(|x| x.split(" (E").next())
+                    .expect("name")
+                    .to_string();
                 let state = lines[..i + 3]
                     .iter()
                     .rev()
@@ -2258,7 +2278,10 @@ fn napoleon_campaign_march_divisions_from_the_pool() {
                     .rev()
                     .find(|x| field(x, "type") == "track" && field(x, "track") == "sp")
                     .expect("sp");
-                assert!(sp.contains("March Division") && sp.contains(&format!(r#""by":{n}"#)), "seed {seed}: {sp}");
+                assert!(
+                    sp.contains("March Division") && sp.contains(&format!(r#""by":{n}"#)),
+                    "seed {seed}: {sp}"
+                );
             }
         }
     }

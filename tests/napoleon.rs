@@ -46,6 +46,14 @@ fn napoleon_lists_both_parts_and_checks_clean() {
     assert_eq!(r.contents.iter().filter(|e| e.0.starts_with("Standard[")).count(), 210);
     assert_eq!(r.contents.iter().filter(|e| e.0.starts_with("Exclusive[")).count(), 195);
     assert_eq!(r.encoded.len() + r.waived.len() + r.missing.len() + r.superseded.len(), 405);
+    // The counts per part: the Standard Rules have no paragraph missing (issue 11: none of
+    // the battle-level rules may be), and the parts add up.
+    let parts: Vec<(&str, usize)> = r.parts.iter().map(|p| (p.part.as_str(), p.paragraphs)).collect();
+    assert_eq!(parts, [("Standard", 210), ("Exclusive", 195)]);
+    for p in &r.parts {
+        assert_eq!(p.encoded + p.waived + p.superseded + p.missing, p.paragraphs, "{p:?}");
+    }
+    assert_eq!(r.parts[0].missing, 0, "{:?}", r.parts[0]);
     // Waived: 20 before nap8, and the ten Exclusive paragraphs without rule effect its
     // classification found (commentary E[72.], E[101.], E[118.], E[144.], E[156.]; the
     // Battle Worksheet E[161.]-E[164.]; sorting the counters, E[165.]).

@@ -284,6 +284,7 @@ fn compile_config(sources: &SourceMap, on: Option<&[String]>) -> Compilation {
             ContentStatus::Missing
         };
     }
+    report.count_parts();
     if layers.defs.len() > 1 {
         report.layers = layers.defs.iter().map(|l| (l.name.clone(), l.title.clone(), l.optional)).collect();
     }

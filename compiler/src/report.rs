@@ -45,6 +45,27 @@ pub struct Report {
     /// Warnings the rulebook allows (`allow W0008 "reason";`), each with how many
     /// `check` left out.
     pub allowed: Vec<Allowed>,
+    /// Coverage per part of a text in several parts (`Standard[12.]`, `Exclusive[12.]`:
+    /// the name before `[`), in the order the parts first appear in the contents; empty
+    /// for a text in one part.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartCounts>,
+}
+
+/// One part's paragraphs by status (`Report::parts`).
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct PartCounts {
+    pub part: String,
+    pub paragraphs: usize,
+    pub encoded: usize,
+    pub waived: usize,
+    pub superseded: usize,
+    pub missing: usize,
+}
+
+/// The part a contents number belongs to: the name before `[` (`Standard[12.]`).
+fn part_of(number: &str) -> Option<&str> {
+    number.split_once('[').map(|(p, _)| p).filter(|p| !p.is_empty())
 }
 
 /// One `allow` of the header: the code, the rulebook's reason, and how many warnings of
@@ -90,6 +111,30 @@ pub enum ContentStatus {
 }
 
 impl Report {
+    /// Fill `parts` from the contents' statuses; a text in one part leaves it empty.
+    pub fn count_parts(&mut self) {
+        let mut parts: Vec<PartCounts> = Vec::new();
+        for (number, _, status) in &self.contents {
+            let Some(name) = part_of(number) else { continue };
+            let i = match parts.iter().position(|p| p.part == name) {
+                Some(i) => i,
+                None => {
+                    parts.push(PartCounts { part: name.to_string(), ..PartCounts::default() });
+                    parts.len() - 1
+                }
+            };
+            let p = &mut parts[i];
+            p.paragraphs += 1;
+            match status {
+                ContentStatus::Encoded => p.encoded += 1,
+                ContentStatus::Waived(_) => p.waived += 1,
+                ContentStatus::Superseded(_) => p.superseded += 1,
+                ContentStatus::Missing => p.missing += 1,
+            }
+        }
+        self.parts = if parts.len() > 1 { parts } else { Vec::new() };
+    }
+
     pub fn render(&self) -> String {
         let pct =
             |n: usize| if self.paragraphs == 0 { 0.0 } else { 100.0 * n as f64 / self.paragraphs as f64 };
@@ -110,6 +155,12 @@ impl Report {
             self.missing.len(),
             pct(self.missing.len())
         ));
+        for p in &self.parts {
+            s.push_str(&format!(
+                "    {}: {} — {} encoded, {} waived, {} superseded, {} missing\n",
+                p.part, p.paragraphs, p.encoded, p.waived, p.superseded, p.missing
+            ));
+        }
         if self.layers.iter().skip(1).any(|l| !l.2)
             || (!self.supersessions.is_empty() && !self.layers.is_empty())
         {

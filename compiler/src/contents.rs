@@ -97,7 +97,7 @@ pub fn external_parts(base: &str) -> Option<(&str, &str)> {
 }
 
 /// The part a bracketed number names (`Exclusive` of `Exclusive[12.]`), if any.
-fn part_of(base: &str) -> &str {
+pub(crate) fn part_of(base: &str) -> &str {
     base.split('[').next().unwrap_or("")
 }
 

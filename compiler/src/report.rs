@@ -63,11 +63,6 @@ pub struct PartCounts {
     pub missing: usize,
 }
 
-/// The part a contents number belongs to: the name before `[` (`Standard[12.]`).
-fn part_of(number: &str) -> Option<&str> {
-    number.split_once('[').map(|(p, _)| p).filter(|p| !p.is_empty())
-}
-
 /// One `allow` of the header: the code, the rulebook's reason, and how many warnings of
 /// that code were left out.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -115,7 +110,11 @@ impl Report {
     pub fn count_parts(&mut self) {
         let mut parts: Vec<PartCounts> = Vec::new();
         for (number, _, status) in &self.contents {
-            let Some(name) = part_of(number) else { continue };
+            // The name before `[` (`Standard[12.]`); numbers without one have no part.
+            let name = crate::contents::part_of(number);
+            if name.is_empty() || name == number {
+                continue;
+            }
             let i = match parts.iter().position(|p| p.part == name) {
                 Some(i) => i,
                 None => {

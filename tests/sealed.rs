@@ -192,3 +192,82 @@ fn reveal_errors_have_codes() {
     // Nothing to reveal.
     assert!(codes(SECRET).is_empty(), "{:?}", codes(SECRET));
 }
+
+// ------------------------------------------------------------ private choices, never revealed
+
+/// A choice made behind a player's screen: strength moved between two units whose
+/// strengths are hidden; one private choice inside a sealed block stays out of its reveal.
+const PRIVATE: &str = r#"
+rulebook "Private" { numbering dotted; dice d6; }
+contents { §1.0 "Pieces" §2.0 "Display" §3.0 "Posture" }
+§1.0 sides { A, B }
+§1.0 classes { foot }
+§1.0 unit Corps: foot
+§1.0 terrain Plain { cost: 1 }
+§1.0 map "Board" supplied "a test board" { default Plain; areas { North; South; } borders { North|South; } }
+§1.0 counters supplied "test counters" { A "First Corps" Corps { } A "Second Corps" Corps { } B "Guard" Corps { } }
+§2.0 track sp per unit: 0..9
+§2.0 fn unknown(u: Unit) -> Int = 0;
+§2.0 hidden sp shown unknown;
+§3.0 results Posture { Pitched, Pursuit }
+§2.0 procedure display() {
+  let n = choose k in [1, 2, 3] by A private prefer k "SPs passed to the Second Corps";
+  adjust sp[unit("First Corps")] by 0 - n;
+  adjust sp[unit("Second Corps")] by n;
+}
+§3.0 procedure posture() {
+  sealed {
+    §3.0 let a = choose p in [Pitched, Pursuit] by A private "posture kept";
+    §3.0 let b = choose p in [Pitched, Pursuit] by B "posture";
+  }
+}
+§3.0 sequence { turns 2 { call display(); call posture(); } draw "over"; }
+§3.0 scenario "s" "s" { turns 2; order A, B; setup A { "First Corps" at North; "Second Corps" at North; } setup B { "Guard" at South; } }
+"#;
+
+#[test]
+fn a_private_choice_is_hidden_from_the_other_side_for_good() {
+    use kriegsspiel_runtime::view::side_view;
+    let c = compile_src(PRIVATE);
+    assert!(!c.has_errors(), "{:?}", c.diagnostics);
+    let prog = c.program.expect("compiles");
+    let json = |l: &str| serde_json::from_str::<serde_json::Value>(l).expect("json");
+    for seed in 1..=5 {
+        let agents: BTreeMap<String, AgentKind> =
+            [("A".to_string(), AgentKind::Random), ("B".to_string(), AgentKind::Random)].into();
+        let out = play(&prog, &GameOptions { scenario: "s".into(), seed, agents, ..GameOptions::default() })
+            .expect("plays");
+        assert!(out.result.is_ok());
+        let full = out.log.text();
+        let decisions: Vec<&str> = full.lines().filter(|l| l.contains(r#""type":"decision""#)).collect();
+        // Per turn: the SPs (private), A's posture (private, sealed), B's posture (sealed).
+        assert_eq!(decisions.len(), 6, "{full}");
+        let sps = decisions.iter().filter(|l| l.contains("SPs passed")).collect::<Vec<_>>();
+        assert_eq!(sps.len(), 2);
+        for d in &sps {
+            assert!(d.contains(r#""private":true"#) && !d.contains(r#""secret""#), "{d}");
+            assert!(json(d)["choice"].is_i64(), "the record keeps the choice: {d}");
+        }
+        // The sealed block's reveal lists B's posture only.
+        for r in full.lines().filter(|l| l.contains(r#""type":"reveal""#)) {
+            let list = json(r)["decisions"].as_array().expect("decisions").clone();
+            assert_eq!(list.len(), 1, "{r}");
+            assert_eq!(list[0]["by"], "B", "{r}");
+        }
+        // B's view: no private choice of A, no strength; A's view: all of its own.
+        let b = side_view(&prog, &full, "B").expect("B");
+        for l in b.lines().filter(|l| l.contains(r#""type":"decision""#) && l.contains(r#""by":"A""#)) {
+            assert!(l.contains(r#""choice":null"#) && l.contains(r#""hidden":true"#), "{l}");
+        }
+        for l in b.lines().filter(|l| l.contains(r#""track":"sp""#)) {
+            assert!(l.contains(r#""value":null"#), "{l}");
+        }
+        let a = side_view(&prog, &full, "A").expect("A");
+        for l in a.lines().filter(|l| l.contains(r#""type":"decision""#) && l.contains(r#""by":"A""#)) {
+            assert!(!l.contains(r#""choice":null"#), "{l}");
+        }
+    }
+    // `secret` and `private` exclude each other.
+    let both = PRIVATE.replace("by A private prefer k", "by A secret private prefer k");
+    assert!(compile_src(&both).has_errors());
+}

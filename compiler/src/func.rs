@@ -1634,7 +1634,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                 self.locals.truncate(depth);
                 out
             }
-            ExprKind::Choose { var, from, by, prefer, or_none, none_score, secret, what } => {
+            ExprKind::Choose { var, from, by, prefer, or_none, none_score, secret, private, what } => {
                 if let (Some(ns), None) = (none_score, prefer) {
                     self.error(
                         err("E0301", ns.span, "a score for `none` needs `prefer` scores for the options")
@@ -1697,6 +1697,7 @@ impl<'c, 'a> FnCx<'c, 'a> {
                     what: w,
                     or_none: *or_none,
                     secret: *secret,
+                    private: *private,
                 });
                 Self::out(dst, elem, Iv::ANY)
             }

@@ -950,6 +950,8 @@ pub enum ExprKind {
         none_score: Option<Box<Expr>>,
         /// `secret`: kept from the other sides' views until a `reveal`.
         secret: bool,
+        /// `private`: kept from the other sides' views for good (never revealed).
+        private: bool,
         what: String,
     },
     Quant {

@@ -1582,13 +1582,14 @@ impl Lowerer {
                 let from = self.boxed(k.next());
                 let by = self.boxed(k.next());
                 let secret = k.opt(Rule::secret_kw).is_some();
+                let private = k.opt(Rule::private_kw).is_some();
                 let prefer = k.opt(Rule::prefer_clause).map(|c| self.boxed(c));
                 let none = k.opt(Rule::or_none);
                 let or_none = none.is_some();
                 let none_score =
                     none.and_then(|p| p.into_inner().next()).map(|np| self.boxed(Kids::of(np).next()));
                 let what = self.string(k.next());
-                ExprKind::Choose { var, from, by, prefer, or_none, none_score, secret, what }
+                ExprKind::Choose { var, from, by, prefer, or_none, none_score, secret, private, what }
             }
             Rule::quant_expr => {
                 let mut k = Kids::of(p);

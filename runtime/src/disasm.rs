@@ -280,7 +280,7 @@ impl Names<'_> {
                 }
             }
             Op::RegainStep { u } => format!("regain a step of {}", r(u)),
-            Op::Choose { dst, side, list, scores, what, or_none, secret } => format!(
+            Op::Choose { dst, side, list, scores, what, or_none, secret, private } => format!(
                 "{} = choose {} by {} from {}{}{}{}",
                 r(dst),
                 self.string(what),
@@ -288,7 +288,13 @@ impl Names<'_> {
                 r(list),
                 if scores == NO_REG { String::new() } else { format!(" prefer {}", r(scores)) },
                 if or_none { " or none" } else { "" },
-                if secret { " (secret)" } else { "" }
+                if secret {
+                    " (secret)"
+                } else if private {
+                    " (private)"
+                } else {
+                    ""
+                }
             ),
             Op::Reveal { value, side, what } => {
                 format!("reveal {} chosen by {} ({})", r(value), r(side), self.string(what))

@@ -325,7 +325,7 @@ impl<'p> Vm<'p> {
                 self.event("step_gain", Event::Step { unit: name, steps_left: i64::from(left) });
                 self.check_triggers()?;
             }
-            Op::Choose { dst, list, scores, side, what, or_none, secret } => {
+            Op::Choose { dst, list, scores, side, what, or_none, secret, private } => {
                 self.view = None;
                 let options: Vec<Value> = self.list(self.reg(base, list))?.to_vec();
                 let mut score_vals: Option<Vec<i64>> = if scores == NO_REG
@@ -414,7 +414,9 @@ impl<'p> Vm<'p> {
                     let player =
                         self.seats.declared.then(|| json!(self.seats.name(self.prog, self.seats.player(s))));
                     let what = self.prog.string(what).to_string();
+                    // A private choice in a sealed block stays out of the block's reveal.
                     let sealed = match self.sealed.as_mut() {
+                        Some(_) if private => Some(true),
                         Some(list) => {
                             list.push(json!({ "by": by, "what": what, "choice": choice }));
                             Some(true)
@@ -423,9 +425,10 @@ impl<'p> Vm<'p> {
                     };
                     let options = options.len();
                     let secret = secret.then_some(true);
+                    let private = private.then_some(true);
                     self.event(
                         "decision",
-                        Event::Decision { by, what, options, choice, player, sealed, secret },
+                        Event::Decision { by, what, options, choice, player, sealed, secret, private },
                     );
                 }
             }

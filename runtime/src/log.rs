@@ -127,6 +127,9 @@ pub enum Event {
         /// A `secret` choice: kept from the other sides' views until its `reveal`.
         #[serde(skip_serializing_if = "Option::is_none")]
         secret: Option<bool>,
+        /// A `private` choice: kept from the other sides' views for good.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        private: Option<bool>,
     },
     /// A unit moved (from null: onto the map).
     Move { unit: String, from: Option<String>, to: String },

@@ -466,6 +466,8 @@ pub enum Op {
         or_none: bool,
         /// `secret`: the decision is kept from the other sides' views until a `Reveal`.
         secret: bool,
+        /// `private`: the decision is kept from the other sides' views for good.
+        private: bool,
     },
     /// r[dst] = does side r[side]'s agent read preference scores, with more than one
     /// option in list r[list]? (Random agents do not: their scores are never computed.)

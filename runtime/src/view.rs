@@ -9,6 +9,8 @@
 //! - with `hidden type`, the names of other sides' units (their identity): each is shown
 //!   as `"<Side> block <n>"`, numbered in the order the view first meets it;
 //! - another side's `secret` decisions (shown by the rulebook's `reveal` when it says);
+//! - another side's `private` decisions (never shown: only what they do, as far as the
+//!   rest of these rules let it be seen);
 //! - with `revealed by M` on a `hidden` declaration, a unit carrying marker `M` (followed
 //!   through the log's `mark` and `unmark` events) is not hidden by it: its name or value
 //!   shows while the marker is on, and the same alias returns when it comes off;
@@ -166,10 +168,12 @@ impl<'a> Viewer<'a> {
                 m.insert("drawn".into(), Json::Null);
                 m.insert("hidden".into(), Json::Bool(true));
             }
-            // Another side's sealed or secret decision is seen only at its reveal.
+            // Another side's sealed or secret decision is seen only at its reveal; a
+            // private one never.
             "decision"
-                if (m.get("sealed").and_then(|s| s.as_bool()) == Some(true)
-                    || m.get("secret").and_then(|s| s.as_bool()) == Some(true))
+                if ["sealed", "secret", "private"]
+                    .iter()
+                    .any(|k| m.get(*k).and_then(|s| s.as_bool()) == Some(true))
                     && by_other(m, "by", &self.side) =>
             {
                 m.insert("choice".into(), Json::Null);

@@ -790,7 +790,7 @@ fn napoleon_fort_attrition_and_coalition_tracks() {
     // S[27.]: the invariant holds in play, and breaks on a set-up putting two Russian
     // units on Buelow's Prussian track.
     let c = compiled_with_edits(&[
-        ("counters.ks", "ma: 4, cmd: 8 }", "ma: 4, cmd: 6 }"),
+        ("counters.ks", "ma: 4, cmd: 8, eponym: 8 }", "ma: 4, cmd: 6 }"),
         ("counters.ks", "ma: 6, cmd: 8 }", "ma: 6, cmd: 6 }"),
     ]);
     let prog = c.program.as_ref().expect("compiles");
@@ -1860,7 +1860,9 @@ fn napoleon_campaign_off_map_movement() {
     let c = campaign_editing(|_, t| t);
     let prog = c.program.as_ref().expect("compiles");
     let (mut left, mut back) = (0, 0);
-    for seed in [1, 6, 12] {
+    // Seeds whose random games have exits (with E[25.]'s choices in the Organization
+    // Segment: 10, 11 and 43 of seeds 1-60; 1, 6 and 12 before it).
+    for seed in [10, 11, 43] {
         let out = play(prog, &campaign_options(seed, AgentKind::Random, AgentKind::Random)).expect("plays");
         assert!(out.result.is_ok());
         let lines = &out.log.lines;

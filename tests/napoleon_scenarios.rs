@@ -66,8 +66,15 @@ fn napoleon_issue11_paragraphs_are_encoded() {
 #[test]
 fn napoleon_scenario_conditions_follow_the_start_turn() {
     // (start turn, pontoon notes, trains removed, bridges burnt, Dresden cut)
-    let cases: [(u32, usize, usize, usize, usize); 7] =
-        [(4, 0, 0, 0, 0), (5, 1, 0, 0, 0), (8, 1, 1, 2, 0), (13, 1, 1, 3, 0), (16, 3, 2, 3, 0), (19, 0, 3, 3, 1), (21, 0, 3, 3, 1)];
+    let cases: [(u32, usize, usize, usize, usize); 7] = [
+        (4, 0, 0, 0, 0),
+        (5, 1, 0, 0, 0),
+        (8, 1, 1, 2, 0),
+        (13, 1, 1, 3, 0),
+        (16, 3, 2, 3, 0),
+        (19, 0, 3, 3, 1),
+        (21, 0, 3, 3, 1),
+    ];
     for (start, pontoons, trains, burnt, cut) in cases {
         let edit = format!("start start_turn French {start};");
         let c = compiled_with_edits(&[("scenario-b.ks", "start start_turn French 4;", &edit)]);
@@ -92,10 +99,12 @@ fn napoleon_scenario_conditions_follow_the_start_turn() {
 #[test]
 fn napoleon_scenario_b_unchanged_by_the_conditions() {
     let with = compile(&load(&dir()).expect("loads"));
-    let without = compiled_with_edits(&[("sequence.ks", "  §Exclusive[192.] call scenario_conditions();\n", "")]);
+    let without =
+        compiled_with_edits(&[("sequence.ks", "  §Exclusive[192.] call scenario_conditions();\n", "")]);
     for seed in [1, 2] {
         for (f, k) in [(AgentKind::Random, AgentKind::Random), (AgentKind::Heuristic, AgentKind::Heuristic)] {
-            let a = play(with.program.as_ref().unwrap(), &options(seed, f.clone(), k.clone())).expect("plays");
+            let a =
+                play(with.program.as_ref().unwrap(), &options(seed, f.clone(), k.clone())).expect("plays");
             let b = play(without.program.as_ref().unwrap(), &options(seed, f, k)).expect("plays");
             assert_eq!(a.log.lines[1..], b.log.lines[1..], "seed {seed}");
         }
@@ -111,7 +120,11 @@ const MASKING_SETUP: &str = r#"    "North Army Supply Source" at 2101;
 /// Major General once a French Force comes within five hexes, after which they march.
 #[test]
 fn napoleon_masking_forces_in_play() {
-    let c = compiled_with_edits(&[("scenario-b.ks", r#"    "North Army Supply Source" at 2101;"#, MASKING_SETUP)]);
+    let c = compiled_with_edits(&[(
+        "scenario-b.ks",
+        r#"    "North Army Supply Source" at 2101;"#,
+        MASKING_SETUP,
+    )]);
     let prog = c.program.as_ref().expect("compiles");
     let mut released = 0;
     for seed in 1..=4 {
@@ -128,7 +141,11 @@ fn napoleon_masking_forces_in_play() {
             if let Some(i) = at {
                 released += 1;
                 // Released, the markers leave the map.
-                assert!(l[..i].iter().any(|x| x.contains(r#""type":"move""#) && x.contains("Major General")), "{}", l[i]);
+                assert!(
+                    l[..i].iter().any(|x| x.contains(r#""type":"move""#) && x.contains("Major General")),
+                    "{}",
+                    l[i]
+                );
             }
         }
     }

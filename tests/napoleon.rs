@@ -68,14 +68,14 @@ fn napoleon_lists_both_parts_and_checks_clean() {
     }
     // The Campaign Game's administration is encoded in its optional layer (E[92.],
     // E[110.]) with its Administrative March (E[135.]); bridges are encoded (nap9,
-    // E[138.]-E[141.]), the pontoons of the other Battle Scenarios' set-ups are not
-    // (E[192.], (b)).
+    // E[138.]-E[141.]), and the other Battle Scenarios' conditions at start (issue 11,
+    // E[192.], scenario-conditions.ks).
     assert!(r.encoded.iter().any(|e| e == "Exclusive[110.]"));
     assert!(r.encoded.iter().any(|e| e == "Exclusive[135.]"));
     assert!(
         r.encoded.iter().any(|e| e == "Exclusive[138.]") && r.encoded.iter().any(|e| e == "Exclusive[141.]")
     );
-    assert!(r.missing.iter().any(|e| e == "Exclusive[192.]"));
+    assert!(r.encoded.iter().any(|e| e == "Exclusive[192.]"));
     // Off-map movement (nap10, offmap.ks).
     assert!(
         r.encoded.iter().any(|e| e == "Exclusive[142.]") && r.encoded.iter().any(|e| e == "Exclusive[143.]")

@@ -2,6 +2,9 @@
 //! (parse, check, codegen, verify, worked examples), for one rulebook directory.
 //!
 //! `cargo run --release -p kriegsspiel-bench --example phase_times -- rulebooks/frederick-the-great`
+//!
+//! `PARSE_ONLY=1` skips the compilations (for `valgrind --tool=callgrind`, whose counts do
+//! not depend on the machine's load); `N=k` repeats each phase k times (default 30).
 
 use std::time::Instant;
 
@@ -15,12 +18,16 @@ fn main() {
         }
     };
     let bytes: usize = sources.ids().map(|id| sources.text(id).len()).sum();
-    let n = 30;
+    let n: u32 = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(30).max(1);
     let t = Instant::now();
     for _ in 0..n {
         std::hint::black_box(kriegsspiel_dsl::parse_all(&sources));
     }
     let parse = t.elapsed().as_secs_f64() * 1e3 / n as f64;
+    if std::env::var_os("PARSE_ONLY").is_some() {
+        println!("{dir}: {} KB of source; parse {parse:.2} ms", bytes / 1024);
+        return;
+    }
     let t = Instant::now();
     for _ in 0..n {
         std::hint::black_box(kriegsspiel_compiler::compile(&sources));

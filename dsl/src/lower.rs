@@ -1519,26 +1519,7 @@ impl Lowerer {
                 let e = self.boxed(k.next());
                 ExprKind::If(c, t, e)
             }
-            Rule::or_expr | Rule::and_expr | Rule::add_expr | Rule::mul_expr | Rule::cmp_expr => {
-                return self.binary_chain(p)
-            }
-            Rule::not_expr => {
-                let mut k = Kids::of(p);
-                k.next(); // not_kw
-                ExprKind::Not(self.boxed(k.next()))
-            }
-            Rule::unary => {
-                let mut k = Kids::of(p);
-                k.next(); // neg
-                let operand = k.next();
-                // `-5` is the literal -5 (which also makes i64::MIN writable).
-                if let Some(lit) = int_literal(&operand) {
-                    let text = format!("-{}", lit.as_str());
-                    ExprKind::Int(self.int_text(&text, span))
-                } else {
-                    ExprKind::Neg(self.boxed(operand))
-                }
-            }
+            Rule::op_expr | Rule::arith_expr => return self.op_chain(p),
             Rule::postfix => return self.postfix(p),
             Rule::int => ExprKind::Int(self.int(p)),
             Rule::bool_lit => ExprKind::Bool(p.as_str() == "true"),
@@ -1616,45 +1597,150 @@ impl Lowerer {
         Expr { kind, span }
     }
 
-    /// `a op b op c` as `((a op b) op c)`; each node spans from `a` to its right operand.
-    fn binary_chain(&mut self, p: P) -> Expr {
-        let mut k = Kids::of(p);
-        let first = k.next();
-        let start = first.as_span().start();
-        let mut acc = self.expr(first);
-        let mut height = self.h_last;
-        let mut ops = 0usize;
-        while let Some(op) = k.it.next() {
-            let op = match (op.as_rule(), op.as_str()) {
-                (Rule::or_kw, _) => BinOp::Or,
-                (Rule::and_kw, _) => BinOp::And,
-                (_, "+") => BinOp::Add,
-                (_, "-") => BinOp::Sub,
-                (_, "*") => BinOp::Mul,
-                (_, "/") => BinOp::Div,
-                (_, "%") => BinOp::Rem,
-                (_, "==") => BinOp::Eq,
-                (_, "!=") => BinOp::Ne,
-                (_, "<=") => BinOp::Le,
-                (_, ">=") => BinOp::Ge,
-                (_, "<") => BinOp::Lt,
-                _ => BinOp::Gt,
-            };
-            let rhs_p = k.next();
-            let end = self.span(&rhs_p).end as usize;
-            let rhs = self.expr(rhs_p);
-            height = height.max(self.h_last).saturating_add(1);
-            ops += 1;
-            let span = Span::new(self.file, start, end);
-            if !self.chain_fits(height, ops, span) {
-                // Stop before the tree gets any deeper; the rest of the chain is not lowered.
-                self.h_node = Some(1);
-                return Expr { kind: ExprKind::Int(0), span };
+    /// An operator expression (`op_expr`, `arith_expr`): its operands (`postfix`) and
+    /// operators come flat, in the order written, and precedence is applied here by
+    /// operator precedence parsing with two explicit stacks (no recursion, so a long run
+    /// of operators cannot exhaust the stack): `or` < `and` < `not` < comparison < `+ -`
+    /// < `* / %` < unary minus. Binary operators associate to the left (the grammar lets
+    /// no comparison chain). A node spans from its left operand, or its prefix operator,
+    /// to the end of its right operand. Heights are measured as the tree is built: a
+    /// binary node past [`MAX_DEPTH`] is refused with E0004 ([`Lower::chain_fits`]), a
+    /// run of prefix operators nests like parentheses (E0001 past the limit).
+    fn op_chain(&mut self, p: P) -> Expr {
+        let whole = self.span(&p);
+        let mut operands: Vec<Operand> = Vec::new();
+        let mut pending: Vec<Pending> = Vec::new();
+        let mut reduced = 0usize;
+        let mut prefixes: u32 = 0;
+        let mut kids = p.into_inner().peekable();
+        while let Some(k) = kids.next() {
+            let rule = k.as_rule();
+            match rule {
+                Rule::not_kw | Rule::neg => {
+                    let start = k.as_span().start();
+                    // `-5` is the literal -5 (which also makes i64::MIN writable).
+                    if rule == Rule::neg {
+                        if let Some(lit) = kids.peek().and_then(int_literal) {
+                            let end = kids.next().map(|o| self.span(&o).end as usize).unwrap_or(start);
+                            let span = Span::new(self.file, start, end);
+                            if !self.prefixes_fit(prefixes, span) {
+                                return Expr { kind: ExprKind::Int(0), span: whole };
+                            }
+                            let text = format!("-{}", lit.as_str());
+                            let e = Expr { kind: ExprKind::Int(self.int_text(&text, span)), span };
+                            operands.push(Operand { e, h: 1, start, end });
+                            prefixes = 0;
+                            continue;
+                        }
+                    }
+                    pending.push(Pending::Prefix { not: rule == Rule::not_kw, start });
+                    prefixes += 1;
+                }
+                Rule::postfix => {
+                    let sp = self.span(&k);
+                    let (start, end) = (sp.start as usize, sp.end as usize);
+                    if !self.prefixes_fit(prefixes, sp) {
+                        return Expr { kind: ExprKind::Int(0), span: whole };
+                    }
+                    // The operand sits inside the prefix operators before it.
+                    self.depth += prefixes;
+                    let e = self.expr(k);
+                    self.depth -= prefixes;
+                    prefixes = 0;
+                    operands.push(Operand { e, h: self.h_last, start, end });
+                }
+                _ => {
+                    let op = match (rule, k.as_str()) {
+                        (Rule::or_kw, _) => BinOp::Or,
+                        (Rule::and_kw, _) => BinOp::And,
+                        (_, "+") => BinOp::Add,
+                        (_, "-") => BinOp::Sub,
+                        (_, "*") => BinOp::Mul,
+                        (_, "/") => BinOp::Div,
+                        (_, "%") => BinOp::Rem,
+                        (_, "==") => BinOp::Eq,
+                        (_, "!=") => BinOp::Ne,
+                        (_, "<=") => BinOp::Le,
+                        (_, ">=") => BinOp::Ge,
+                        (_, "<") => BinOp::Lt,
+                        _ => BinOp::Gt,
+                    };
+                    let prec = binding(op);
+                    while pending.last().is_some_and(|t| t.prec() >= prec) {
+                        if !self.reduce(&mut operands, &mut pending, &mut reduced) {
+                            return Expr { kind: ExprKind::Int(0), span: whole };
+                        }
+                    }
+                    pending.push(Pending::Infix(op));
+                }
             }
-            acc = Expr { kind: ExprKind::Binary(op, Box::new(acc), Box::new(rhs)), span };
         }
-        self.h_node = Some(height);
-        acc
+        while !pending.is_empty() {
+            if !self.reduce(&mut operands, &mut pending, &mut reduced) {
+                return Expr { kind: ExprKind::Int(0), span: whole };
+            }
+        }
+        match operands.pop() {
+            Some(o) => {
+                self.h_node = Some(o.h);
+                o.e
+            }
+            None => unreachable!("grammar and lowering disagree: an operator expression without operands"),
+        }
+    }
+
+    /// A run of `n` prefix operators nests its operand `n` deep, as parentheses would:
+    /// false (E0001, as [`Lower::enter`] reports it) when that passes [`MAX_DEPTH`].
+    fn prefixes_fit(&mut self, n: u32, span: Span) -> bool {
+        if self.depth.saturating_add(n) < MAX_DEPTH {
+            return true;
+        }
+        let depth = self.depth;
+        self.depth = MAX_DEPTH;
+        self.enter(span);
+        self.depth = depth;
+        self.h_node = Some(1);
+        false
+    }
+
+    /// Apply the operator on top of `pending` to the operands it takes. False when the
+    /// tree would be too deep (E0004 reported; the rest of the chain is not lowered).
+    fn reduce(
+        &mut self,
+        operands: &mut Vec<Operand>,
+        pending: &mut Vec<Pending>,
+        reduced: &mut usize,
+    ) -> bool {
+        let (Some(op), Some(rhs)) = (pending.pop(), operands.pop()) else {
+            unreachable!("grammar and lowering disagree: an operator without its operand")
+        };
+        match op {
+            Pending::Prefix { not, start } => {
+                let span = Span::new(self.file, start, rhs.end);
+                let kind = if not { ExprKind::Not(Box::new(rhs.e)) } else { ExprKind::Neg(Box::new(rhs.e)) };
+                operands.push(Operand {
+                    e: Expr { kind, span },
+                    h: rhs.h.saturating_add(1),
+                    start,
+                    end: rhs.end,
+                });
+            }
+            Pending::Infix(op) => {
+                let Some(lhs) = operands.pop() else {
+                    unreachable!("grammar and lowering disagree: a binary operator without its left operand")
+                };
+                let h = lhs.h.max(rhs.h).saturating_add(1);
+                *reduced += 1;
+                let span = Span::new(self.file, lhs.start, rhs.end);
+                if !self.chain_fits(h, *reduced, span) {
+                    self.h_node = Some(1);
+                    return false;
+                }
+                let e = Expr { kind: ExprKind::Binary(op, Box::new(lhs.e), Box::new(rhs.e)), span };
+                operands.push(Operand { e, h, start: lhs.start, end: rhs.end });
+            }
+        }
+        true
     }
 
     fn postfix(&mut self, p: P) -> Expr {
@@ -1703,18 +1789,50 @@ impl Lowerer {
     }
 }
 
+/// An operand of an operator expression being built, with its height and the source
+/// range it covers (from the start of its first token to the end of its last operand).
+struct Operand {
+    e: Expr,
+    h: u32,
+    start: usize,
+    end: usize,
+}
+
+/// An operator waiting for its right operand.
+enum Pending {
+    Prefix { not: bool, start: usize },
+    Infix(BinOp),
+}
+
+impl Pending {
+    fn prec(&self) -> u8 {
+        match self {
+            Pending::Prefix { not: true, .. } => 3,
+            Pending::Prefix { not: false, .. } => 7,
+            Pending::Infix(op) => binding(*op),
+        }
+    }
+}
+
+/// How tightly a binary operator binds: `or` 1, `and` 2, (`not` 3), comparisons 4,
+/// `+ -` 5, `* / %` 6, (unary minus 7).
+fn binding(op: BinOp) -> u8 {
+    match op {
+        BinOp::Or => 1,
+        BinOp::And => 2,
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 4,
+        BinOp::Add | BinOp::Sub => 5,
+        BinOp::Mul | BinOp::Div | BinOp::Rem => 6,
+    }
+}
+
 /// Precedence levels and clauses that may wrap a single expression.
 fn is_expr_level(rule: Rule) -> bool {
     matches!(
         rule,
         Rule::expr
-            | Rule::or_expr
-            | Rule::and_expr
-            | Rule::not_expr
-            | Rule::cmp_expr
-            | Rule::add_expr
-            | Rule::mul_expr
-            | Rule::unary
+            | Rule::op_expr
+            | Rule::arith_expr
             | Rule::postfix
             | Rule::primary
             | Rule::where_clause
@@ -1759,13 +1877,13 @@ fn trivia_runs(text: &str) -> Vec<(usize, usize)> {
     runs
 }
 
-/// If `p` (a `unary`) is just an integer literal, that literal.
+/// If `p` (the operand after a unary minus) is just an integer literal, that literal.
 fn int_literal<'i>(p: &P<'i>) -> Option<P<'i>> {
     let mut p = p.clone();
     loop {
         match p.as_rule() {
             Rule::int => return Some(p),
-            Rule::unary | Rule::postfix | Rule::primary => {
+            Rule::postfix | Rule::primary => {
                 let mut it = p.clone().into_inner();
                 let first = it.next()?;
                 if it.next().is_some() {

@@ -241,13 +241,8 @@ fn is_expr_level(rule: Rule) -> bool {
     matches!(
         rule,
         expr | if_expr
-            | or_expr
-            | and_expr
-            | not_expr
-            | cmp_expr
-            | add_expr
-            | mul_expr
-            | unary
+            | op_expr
+            | arith_expr
             | postfix
             | primary
             | args

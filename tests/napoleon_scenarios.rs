@@ -127,7 +127,12 @@ fn napoleon_masking_forces_in_play() {
     )]);
     let prog = c.program.as_ref().expect("compiles");
     let mut released = 0;
-    for seed in 1..=4 {
+    // Random players release them in some games (which ones depends on every choice
+    // before: seeds 1-4 did before E[25.]'s Organization Segment choices); stop at the first.
+    for seed in 1..=16 {
+        if released > 0 {
+            break;
+        }
         for (f, k) in [(AgentKind::Heuristic, AgentKind::Heuristic), (AgentKind::Random, AgentKind::Random)] {
             let out = play(prog, &options(seed, f, k)).expect("plays");
             out.result.as_ref().unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));

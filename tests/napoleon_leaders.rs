@@ -4,23 +4,13 @@
 
 mod support;
 
-use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
+use kriegsspiel_runtime::game::{play, AgentKind};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
-fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rulebooks/napoleon-at-the-crossroads")
-}
+use support::napoleon::{dir, field, options};
 
-fn random_b(seed: u64) -> GameOptions {
-    let agents: BTreeMap<String, AgentKind> =
-        [("French".to_string(), AgentKind::Random), ("Coalition".to_string(), AgentKind::Random)].into();
-    GameOptions { scenario: "B".into(), seed, agents, ..GameOptions::default() }
-}
-
-fn field(l: &str, key: &str) -> String {
-    let v: serde_json::Value = serde_json::from_str(l).expect("json");
-    v[key].as_str().unwrap_or("").to_string()
+fn random_b(seed: u64) -> kriegsspiel_runtime::game::GameOptions {
+    options(seed, AgentKind::Random, AgentKind::Random)
 }
 
 #[test]

@@ -5,38 +5,12 @@
 //! with the Start Turn of the other scenarios, and with the masking forces set up at
 //! Wittenberg, to see the procedures run in play.
 
-use kriegsspiel_compiler::{compile, load, Compilation};
-use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use kriegsspiel_compiler::{compile, load};
+use kriegsspiel_runtime::game::{play, AgentKind};
 
 mod support;
 
-fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rulebooks/napoleon-at-the-crossroads")
-}
-
-/// The rulebook with each `(file, from, to)` replacement made (each `from` must occur).
-fn compiled_with_edits(edits: &[(&str, &str, &str)]) -> Compilation {
-    let c = support::rulebook::compiled_editing(&dir(), |name, text| {
-        let mut t = text;
-        for (file, from, to) in edits {
-            if name == *file {
-                assert!(t.contains(from), "{file}: {from}");
-                t = t.replace(from, to);
-            }
-        }
-        t
-    });
-    assert!(!c.has_errors(), "{:?}", c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
-    c
-}
-
-fn options(seed: u64, french: AgentKind, coalition: AgentKind) -> GameOptions {
-    let agents: BTreeMap<String, AgentKind> =
-        [("French".to_string(), french), ("Coalition".to_string(), coalition)].into();
-    GameOptions { scenario: "B".into(), seed, agents, ..GameOptions::default() }
-}
+use support::napoleon::{compiled_with_edits, dir, options};
 
 fn notes(lines: &[String], what: &str) -> usize {
     lines.iter().filter(|l| l.contains(r#""type":"note""#) && l.contains(what)).count()

@@ -4,6 +4,8 @@
 #[allow(dead_code)]
 pub mod inline;
 #[allow(dead_code)]
+pub mod napoleon;
+#[allow(dead_code)]
 pub mod rulebook;
 #[allow(dead_code)]
 pub mod texts;

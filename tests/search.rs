@@ -136,10 +136,12 @@ fn fred() -> Program {
 fn search_games_replay_faithfully_and_are_deterministic() {
     let prog = fred();
     let opts = |seed| {
-        let agents: BTreeMap<String, AgentKind> =
-            [("Allies".to_string(), AgentKind::Search(2, None)), ("Coalition".to_string(), AgentKind::Heuristic)]
-                .into_iter()
-                .collect();
+        let agents: BTreeMap<String, AgentKind> = [
+            ("Allies".to_string(), AgentKind::Search(2, None)),
+            ("Coalition".to_string(), AgentKind::Heuristic),
+        ]
+        .into_iter()
+        .collect();
         GameOptions { scenario: "1757".into(), seed, agents, ..GameOptions::default() }
     };
     let a = play(&prog, &opts(7)).expect("plays");

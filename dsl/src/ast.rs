@@ -305,7 +305,9 @@ pub enum DeclKind {
     },
     /// `score f;`: the rulebook's position score, a pure `fn(Side) -> Int` by which the
     /// search agent scores a playout stopped at its horizon.
-    Score { func: Ident },
+    Score {
+        func: Ident,
+    },
     Sequence(Block),
     /// `formations Dragoons { Mounted; Dismounted: combat, infantry { ma: 5 }; Mounted <-> Dismounted; }`.
     Formations {

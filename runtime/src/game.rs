@@ -419,7 +419,12 @@ fn example_vm<'p>(
             Ok(_) => {}
             Err(Halt::End(_)) => break,
             Err(Halt::Error(e)) => return Ok((vm, Some(e))),
-            Err(Halt::Horizon) => return Ok((vm, Some(RuntimeError::new("R0019", "a search horizon outside a search playout")))),
+            Err(Halt::Horizon) => {
+                return Ok((
+                    vm,
+                    Some(RuntimeError::new("R0019", "a search horizon outside a search playout")),
+                ))
+            }
         }
     }
     Ok((vm, None))
@@ -449,7 +454,9 @@ pub fn example_detail(prog: &Program, ex: &ExampleRun, probes: &[crate::program:
             Ok(v) => Ok(vm.label_string(v)),
             Err(Halt::Error(e)) => Err(e),
             Err(Halt::End(_)) => Err(RuntimeError::new("R0012", "the game ended while evaluating")),
-            Err(Halt::Horizon) => Err(RuntimeError::new("R0019", "a search horizon outside a search playout")),
+            Err(Halt::Horizon) => {
+                Err(RuntimeError::new("R0019", "a search horizon outside a search playout"))
+            }
         })
         .collect();
     ExampleDetail { values, events }

@@ -16,8 +16,9 @@ pub(crate) enum AgentArg {
     Heuristic,
     /// Decisions read from a script file (docs/cli.md).
     Scripted(PathBuf),
-    /// Monte Carlo search with N playouts per decision (docs/search.md).
-    Search(u32),
+    /// Monte Carlo search with N playouts per decision, and optionally a horizon of H
+    /// game turns after which playouts are scored by the rulebook's score (docs/search.md).
+    Search(u32, Option<u32>),
 }
 
 /// `NAME=VALUE` with both parts present.
@@ -42,8 +43,21 @@ pub(crate) fn parse_agent(s: &str) -> Result<(String, AgentArg), String> {
         k => match (k.strip_prefix("scripted:"), k.strip_prefix("search:")) {
             (Some(file), _) if !file.is_empty() => AgentArg::Scripted(PathBuf::from(file)),
             (Some(_), _) => return Err("scripted: needs a file, as in scripted:moves.txt".into()),
-            (_, Some(n)) => match n.trim().parse::<u32>() {
-                Ok(n) if n >= 1 => AgentArg::Search(n),
+            (_, Some(n)) => match n.split_once(':').map_or((n, None), |(n, h)| (n, Some(h))) {
+                (n, h) if n.trim().parse::<u32>().is_ok_and(|n| n >= 1) => {
+                    let n = n.trim().parse::<u32>().unwrap_or(1);
+                    match h.map(|h| h.trim().parse::<u32>()) {
+                        None => AgentArg::Search(n, None),
+                        Some(Ok(h)) if h >= 1 => AgentArg::Search(n, Some(h)),
+                        Some(_) => {
+                            return Err(format!(
+                                "search:{n}:{}: the horizon must be a whole number of game turns from 1, \
+                                 as in search:16:2",
+                                h.unwrap_or_default()
+                            ))
+                        }
+                    }
+                }
                 _ => {
                     return Err(format!(
                         "search:{n}: the number of playouts per decision must be a whole number from 1 \
@@ -54,7 +68,7 @@ pub(crate) fn parse_agent(s: &str) -> Result<(String, AgentArg), String> {
             },
             _ => {
                 return Err(format!(
-                    "unknown agent `{k}` (agents: random, heuristic, scripted:FILE, search:N)"
+                    "unknown agent `{k}` (agents: random, heuristic, scripted:FILE, search:N, search:N:H)"
                 ))
             }
         },
@@ -98,7 +112,12 @@ mod tests {
         assert!(parse_games("0").unwrap_err().contains("at least one"));
         assert!(parse_games("-1").is_err());
         assert!(parse_agent("Red=clever").unwrap_err().contains("random, heuristic"));
-        assert_eq!(parse_agent("Red=search:16").unwrap(), ("Red".into(), AgentArg::Search(16)));
+        assert_eq!(parse_agent("Red=search:16").unwrap(), ("Red".into(), AgentArg::Search(16, None)));
+        assert_eq!(parse_agent("Red=search:16:2").unwrap(), ("Red".into(), AgentArg::Search(16, Some(2))));
+        assert!(parse_agent("Red=search:16:0").unwrap_err().contains("horizon"));
+        assert!(parse_agent("Red=search:16:").unwrap_err().contains("horizon"));
+        assert!(parse_agent("Red=search:16:x").unwrap_err().contains("horizon"));
+        assert!(parse_agent("Red=search:x:2").unwrap_err().contains("whole number"));
         assert!(parse_agent("Red=search").unwrap_err().contains("search:16"));
         assert!(parse_agent("Red=search:").unwrap_err().contains("whole number"));
         assert!(parse_agent("Red=search:0").unwrap_err().contains("whole number"));

@@ -25,8 +25,10 @@ pub(crate) struct RunArgs {
     /// (default: its first; without the declaration, one player per side).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..))]
     pub players: Option<u8>,
-    /// Who decides for a side: SIDE=random|heuristic|scripted:FILE|search:N (repeatable;
-    /// default random). search:N plays N playouts per decision (docs/search.md). With several sides to a player (`--players`), the player's agent: name
+    /// Who decides for a side: SIDE=random|heuristic|scripted:FILE|search:N|search:N:H
+    /// (repeatable; default random). search:N plays N playouts per decision
+    /// (docs/search.md); search:N:H stops them H game turns on and scores them by the
+    /// rulebook's `score`. With several sides to a player (`--players`), the player's agent: name
     /// any of its sides.
     #[arg(long = "agent", value_name = "SIDE=KIND", value_parser = args::parse_agent)]
     pub agents: Vec<(String, AgentArg)>,
@@ -230,7 +232,7 @@ fn agent_kinds(agents: &[(String, AgentArg)]) -> Result<BTreeMap<String, AgentKi
         let k = match arg {
             AgentArg::Random => AgentKind::Random,
             AgentArg::Heuristic => AgentKind::Heuristic,
-            AgentArg::Search(n) => AgentKind::Search(*n),
+            AgentArg::Search(n, h) => AgentKind::Search(*n, *h),
             AgentArg::Scripted(file) => {
                 let text = match read_regular_file(file) {
                     Ok(t) => t,

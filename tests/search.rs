@@ -68,8 +68,8 @@ fn the_search_reads_the_other_sides_hidden_values_as_their_estimate() {
         assert!(decisions(&h)[0].contains(r#""choice":false"#), "{:?}", decisions(&h));
         // The search's playouts see the estimate (2 < 3: the attack wins), whatever the
         // Ghost's true strength: the same decision in both games...
-        let s = game(&strong, seed, AgentKind::Search(8), AgentKind::Heuristic);
-        let w = game(&weak, seed, AgentKind::Search(8), AgentKind::Heuristic);
+        let s = game(&strong, seed, AgentKind::Search(8, None), AgentKind::Heuristic);
+        let w = game(&weak, seed, AgentKind::Search(8, None), AgentKind::Heuristic);
         assert_eq!(decisions(&s), decisions(&w), "the hidden value changed the search's decision");
         assert!(decisions(&s)[0].contains(r#""choice":true"#), "{:?}", decisions(&s));
         // ...which the game then resolves with the true values.
@@ -77,7 +77,7 @@ fn the_search_reads_the_other_sides_hidden_values_as_their_estimate() {
         assert_eq!(winner(&w).as_deref(), Some("A"));
         // With nothing hidden the playouts read the true 9: the search holds.
         let open = program(&GAMBLE.replace("§2.0 hidden str shown guess;", ""));
-        let o = game(&open, seed, AgentKind::Search(8), AgentKind::Heuristic);
+        let o = game(&open, seed, AgentKind::Search(8, None), AgentKind::Heuristic);
         assert!(decisions(&o)[0].contains(r#""choice":false"#), "{:?}", decisions(&o));
         assert_eq!(winner(&o), None);
     }
@@ -111,7 +111,7 @@ contents { §1.0 "Rules" }
 §1.0 scenario "s" "s" { turns 1; order A, B; setup A { "Scout" at 0101; } setup B { "Ghost" at 0301; } }
 "#;
     let prog = program(src);
-    let out = game(&prog, 1, AgentKind::Search(4), AgentKind::Heuristic);
+    let out = game(&prog, 1, AgentKind::Search(4, None), AgentKind::Heuristic);
     let notes: Vec<&String> = out.log.lines.iter().filter(|l| l.contains(r#""type":"agent""#)).collect();
     assert_eq!(notes.len(), 1, "{:?}", out.log.lines);
     assert!(notes[0].contains("1 decisions searched"), "{}", notes[0]);
@@ -136,10 +136,12 @@ fn fred() -> Program {
 fn search_games_replay_faithfully_and_are_deterministic() {
     let prog = fred();
     let opts = |seed| {
-        let agents: BTreeMap<String, AgentKind> =
-            [("Allies".to_string(), AgentKind::Search(2)), ("Coalition".to_string(), AgentKind::Heuristic)]
-                .into_iter()
-                .collect();
+        let agents: BTreeMap<String, AgentKind> = [
+            ("Allies".to_string(), AgentKind::Search(2, None)),
+            ("Coalition".to_string(), AgentKind::Heuristic),
+        ]
+        .into_iter()
+        .collect();
         GameOptions { scenario: "1757".into(), seed, agents, ..GameOptions::default() }
     };
     let a = play(&prog, &opts(7)).expect("plays");

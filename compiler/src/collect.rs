@@ -1039,9 +1039,23 @@ pub fn compile_book(book: &crate::layers::Selection<'_>, diags: &mut Vec<Diagnos
         }
         Some(sig.id)
     };
+    let mut score_seen = false;
     for d in decls {
         let para = first_para(d);
         match &d.kind {
+            // The position score (6.17e): a pure `fn(Side) -> Int`, declared once.
+            DeclKind::Score { func } => {
+                if std::mem::replace(&mut score_seen, true) {
+                    cx.diags.push(
+                        Diagnostic::error("E0101", func.span, "a second score declaration")
+                            .with_note("a rulebook declares one position score")
+                            .with_paragraph(para.clone()),
+                    );
+                    continue;
+                }
+                prog.score = hook(&mut cx, func, &[Ty::Side], Ty::Int, &para);
+                prog.score_para = cx.env.para(&para);
+            }
             DeclKind::ZoneOfControl(f) => {
                 prog.hooks.zoc = hook(&mut cx, f, &[Ty::Unit], Ty::Bool, &para);
                 prog.hooks.zoc_para = cx.env.para(&para);

@@ -303,6 +303,11 @@ pub enum DeclKind {
         /// `revealed by M`: a unit carrying marker `M` is not hidden.
         revealed_by: Option<Ident>,
     },
+    /// `score f;`: the rulebook's position score, a pure `fn(Side) -> Int` by which the
+    /// search agent scores a playout stopped at its horizon.
+    Score {
+        func: Ident,
+    },
     Sequence(Block),
     /// `formations Dragoons { Mounted; Dismounted: combat, infantry { ma: 5 }; Mounted <-> Dismounted; }`.
     Formations {

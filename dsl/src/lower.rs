@@ -573,6 +573,10 @@ impl Lowerer {
                 });
                 DeclKind::Hidden { tracks, shown, revealed_by }
             }
+            Rule::score_decl => {
+                let _kw = k.next();
+                DeclKind::Score { func: self.ident(k.next()) }
+            }
             Rule::sequence_decl => DeclKind::Sequence(self.block(k.next())),
             Rule::ruling_decl => {
                 let name = self.ident(k.next());

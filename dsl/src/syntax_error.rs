@@ -47,6 +47,7 @@ const DECL_KWS: &[&str] = &[
     "replaces",
     "amends",
     "hidden",
+    "score",
     "ruling",
     "finding",
     "example",

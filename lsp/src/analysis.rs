@@ -442,6 +442,7 @@ fn describe(
             let ts: Vec<&str> = tracks.iter().map(|t| t.name.as_str()).collect();
             (format!("hidden {}", ts.join(", ")), "hidden", d.span)
         }
+        DeclKind::Score { func } => (format!("score {}", func.name), "score", d.span),
         DeclKind::Sequence(_) => ("sequence".into(), "sequence", d.span),
         DeclKind::Formations { unit, faces, .. } => {
             for f in faces {

@@ -860,6 +860,9 @@ impl<'p> Vm<'p> {
             }
             Op::TurnBegin { turn } => {
                 let t = as_int(self.reg(base, turn))?;
+                if self.stop_at_turn.is_some_and(|h| t >= h) {
+                    return Err(Halt::Horizon);
+                }
                 self.state.turn = t;
                 self.event("turn", Event::Point {});
                 // Reinforcements due this turn enter at their hex.

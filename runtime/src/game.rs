@@ -18,8 +18,10 @@ pub enum AgentKind {
     Heuristic,
     /// Choices read from a script (entries for this side).
     Scripted(Vec<serde_json::Value>),
-    /// Monte Carlo search with this many playouts per decision (`search.rs`).
-    Search(u32),
+    /// Monte Carlo search with this many playouts per decision (`search.rs`), and
+    /// optionally a horizon in game turns after which a playout is scored by the
+    /// rulebook's position score (`search:N:H`).
+    Search(u32, Option<u32>),
 }
 
 impl AgentKind {
@@ -28,7 +30,7 @@ impl AgentKind {
             AgentKind::Random => "random",
             AgentKind::Heuristic => "heuristic",
             AgentKind::Scripted(_) => "scripted",
-            AgentKind::Search(_) => "search",
+            AgentKind::Search(..) => "search",
         }
     }
 }
@@ -173,6 +175,17 @@ fn play_with(
         }
     }
     let sequence = prog.sequence.ok_or("the rulebook declares no sequence of play")?;
+    // A horizon stops playouts short of the end, to be scored by the rulebook's score.
+    if prog.score.is_none() {
+        if let Some((side, AgentKind::Search(n, Some(h)))) =
+            opts.agents.iter().find(|(_, k)| matches!(k, AgentKind::Search(_, Some(_))))
+        {
+            return Err(format!(
+                "{side}=search:{n}:{h}: a horizon needs the rulebook's position score, and it declares none \
+                 (`score f;`, docs/language.md 6.17e); search:{n} plays its playouts to the end"
+            ));
+        }
+    }
     let scenario = &prog.scenarios[si];
     let state = State::new(prog, scenario);
     let seats = crate::players::Seating::for_count(prog, opts.players)?;
@@ -214,7 +227,7 @@ fn play_with(
             AgentKind::Random => Box::new(RandomAgent::new(opts.seed, i as u8)),
             AgentKind::Heuristic => Box::new(HeuristicAgent::new(opts.seed, i as u8)),
             AgentKind::Scripted(entries) => Box::new(ScriptedAgent::new(entries, opts.seed, i as u8)),
-            AgentKind::Search(n) => {
+            AgentKind::Search(n, horizon) => {
                 let setup = crate::search::Setup {
                     prog,
                     scenario: si,
@@ -223,6 +236,7 @@ fn play_with(
                     options: options.clone(),
                     seats: seats.clone(),
                     budget: opts.budget,
+                    horizon,
                 };
                 Box::new(crate::search::SearchAgent::new(setup, n, i))
             }
@@ -296,6 +310,7 @@ fn play_with(
         )),
         Err(Halt::End(r)) => Ok(r),
         Err(Halt::Error(e)) => Err(e),
+        Err(Halt::Horizon) => Err(RuntimeError::new("R0019", "a search horizon outside a search playout")),
     };
     for (i, a) in vm.agents.iter().enumerate() {
         let notes = a.notes();
@@ -404,6 +419,12 @@ fn example_vm<'p>(
             Ok(_) => {}
             Err(Halt::End(_)) => break,
             Err(Halt::Error(e)) => return Ok((vm, Some(e))),
+            Err(Halt::Horizon) => {
+                return Ok((
+                    vm,
+                    Some(RuntimeError::new("R0019", "a search horizon outside a search playout")),
+                ))
+            }
         }
     }
     Ok((vm, None))
@@ -433,6 +454,9 @@ pub fn example_detail(prog: &Program, ex: &ExampleRun, probes: &[crate::program:
             Ok(v) => Ok(vm.label_string(v)),
             Err(Halt::Error(e)) => Err(e),
             Err(Halt::End(_)) => Err(RuntimeError::new("R0012", "the game ended while evaluating")),
+            Err(Halt::Horizon) => {
+                Err(RuntimeError::new("R0019", "a search horizon outside a search playout"))
+            }
         })
         .collect();
     ExampleDetail { values, events }
@@ -555,7 +579,7 @@ fn run_example_with(
                     error = Some(e);
                     break;
                 }
-                Err(Halt::End(_)) => failed.push(i),
+                Err(Halt::End(_) | Halt::Horizon) => failed.push(i),
             }
         }
     }

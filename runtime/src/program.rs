@@ -92,6 +92,12 @@ pub struct Program {
     /// A unit's type hidden from the other sides (`hidden type shown f`, blocks).
     #[serde(default)]
     pub hidden_type: Option<HiddenType>,
+    /// The position score (`score f;`, a pure `fn(Side) -> Int`): what a search playout
+    /// stopped at its horizon is scored by. Its paragraph in `score_para`.
+    #[serde(default)]
+    pub score: Option<FnId>,
+    #[serde(default)]
+    pub score_para: ParaId,
     pub map: MapDef,
     pub counters: Vec<CounterDef>,
     pub scenarios: Vec<ScenarioDef>,

@@ -44,6 +44,8 @@ pub(crate) struct Replay {
     dice_seed: u64,
     /// The searching player: other players' hidden values are estimated.
     viewer: usize,
+    /// `search:N:H`: the playout stops when the game turn H turns after the fork's begins.
+    horizon: Option<u32>,
 }
 
 impl<'p> Vm<'p> {
@@ -63,6 +65,9 @@ impl<'p> Vm<'p> {
             return Err(diverged());
         }
         self.dice = Dice::new(r.dice_seed, 0);
+        if let Some(h) = r.horizon {
+            self.stop_at_turn = Some(self.state.turn.saturating_add(i64::from(h.max(1))));
+        }
         self.determinize(r.viewer)?;
         Ok(match r.candidate {
             Some(c) if (c as usize) < count => Some(c as usize),
@@ -133,6 +138,9 @@ pub struct Setup<'p> {
     pub options: Vec<bool>,
     pub seats: Seating,
     pub budget: u64,
+    /// `search:N:H`: playouts stop H game turns after their fork and are scored by the
+    /// rulebook's position score (`score f;`); `None`, they play to the end.
+    pub horizon: Option<u32>,
 }
 
 /// How one playout ended, for the searching player.
@@ -140,6 +148,9 @@ pub struct Setup<'p> {
 enum Playout {
     /// 2 won, 1 drawn, 0 lost.
     Scored(u32),
+    /// Stopped at the horizon: the searching player's position score less the best of
+    /// the other players' (`d`), scored `1 + d / (|d| + 1)`, between a loss and a win.
+    Horizon(i64),
     /// The replay did not reproduce the game (a bug; counted in the notes).
     Diverged,
     /// The playout stopped with another runtime error (scored as a loss).
@@ -182,6 +193,7 @@ fn playout(
         candidate,
         dice_seed: playout_seed,
         viewer: player,
+        horizon: setup.horizon,
     }));
     let run = vm.init_control().and_then(|_| vm.call(sequence, &[]));
     if vm.replay.is_some() {
@@ -202,8 +214,41 @@ fn playout(
                 Playout::Scored(0)
             }
         }
+        Err(Halt::Horizon) => match prog.score {
+            Some(f) => position(&mut vm, setup, f, player).map_or(Playout::Failed, Playout::Horizon),
+            None => Playout::Failed,
+        },
         Err(Halt::Error(e)) if e.code == "R0019" => Playout::Diverged,
         _ => Playout::Failed,
+    }
+}
+
+/// The searching player's position score less the best of the other players' (a
+/// player's score: the best of its sides'), by the rulebook's `score f;`.
+fn position(vm: &mut Vm, setup: &Setup, f: crate::program::FnId, player: usize) -> Option<i64> {
+    let (mut mine, mut theirs) = (i64::MIN, i64::MIN);
+    for (p, sides) in setup.seats.players.iter().enumerate() {
+        for &s in sides {
+            let v = vm.call(f, &[Value::Side(s)]).ok()?.as_int()?;
+            let best = if p == player { &mut mine } else { &mut theirs };
+            *best = (*best).max(v);
+        }
+    }
+    if mine == i64::MIN || theirs == i64::MIN {
+        return None;
+    }
+    Some(mine.saturating_sub(theirs))
+}
+
+/// A playout's value on the scale of won 2, drawn 1, lost 0.
+fn value(p: Playout) -> f64 {
+    match p {
+        Playout::Scored(s) => f64::from(s),
+        Playout::Horizon(d) => {
+            let d = d as f64;
+            1.0 + d / (d.abs() + 1.0)
+        }
+        Playout::Diverged | Playout::Failed => 0.0,
     }
 }
 
@@ -220,6 +265,8 @@ pub struct SearchAgent<'p> {
     run: u64,
     diverged: u64,
     failed: u64,
+    /// Playouts stopped at the horizon and scored by the position score.
+    truncated: u64,
 }
 
 impl<'p> SearchAgent<'p> {
@@ -238,6 +285,7 @@ impl<'p> SearchAgent<'p> {
             run: 0,
             diverged: 0,
             failed: 0,
+            truncated: 0,
         }
     }
 
@@ -268,6 +316,17 @@ impl Agent for SearchAgent<'_> {
             "{} playouts per decision: {} decisions searched with {} playouts",
             self.playouts, self.searched, self.run
         )];
+        if let Some(h) = self.setup.horizon {
+            let f = self.setup.prog.score.and_then(|f| self.setup.prog.functions.get(f as usize));
+            n.push(format!(
+                "horizon {} game turn{} after the fork: {} playouts stopped there and scored by `{}`, {} ended before it",
+                h,
+                if h == 1 { "" } else { "s" },
+                self.truncated,
+                f.map(|f| f.name.as_str()).unwrap_or("?"),
+                self.run - self.truncated - self.failed - self.diverged,
+            ));
+        }
         if self.fell_back_secret > 0 {
             n.push(format!(
                 "{} decisions answered by the heuristic: another side's secret choice was not yet revealed",
@@ -304,30 +363,26 @@ impl Agent for SearchAgent<'_> {
             return self.fallback.choose(req);
         }
         self.searched += 1;
-        let mut total = vec![0u64; cands.len()];
+        let mut total = vec![0f64; cands.len()];
         let mut plays = vec![0u64; cands.len()];
         for i in 0..self.playouts as usize {
             let k = i % cands.len();
             let seed = self.rng.word();
             self.run += 1;
-            let score = match playout(&self.setup, req.history, cands[k], self.player, seed) {
-                Playout::Scored(s) => s,
-                Playout::Diverged => {
-                    self.diverged += 1;
-                    0
-                }
-                Playout::Failed => {
-                    self.failed += 1;
-                    0
-                }
-            };
-            total[k] += u64::from(score);
+            let p = playout(&self.setup, req.history, cands[k], self.player, seed);
+            match p {
+                Playout::Scored(_) => {}
+                Playout::Horizon(_) => self.truncated += 1,
+                Playout::Diverged => self.diverged += 1,
+                Playout::Failed => self.failed += 1,
+            }
+            total[k] += value(p);
             plays[k] += 1;
         }
         // Best mean; ties to the earlier (preferred) candidate.
         let mut best = 0;
         for k in 1..cands.len() {
-            if total[k] * plays[best] > total[best] * plays[k] {
+            if total[k] * plays[best] as f64 > total[best] * plays[k] as f64 {
                 best = k;
             }
         }

@@ -38,6 +38,9 @@ impl<'p> Session<'p> {
             Ok(v) => Ok(v),
             Err(Halt::Error(e)) => Err(e),
             Err(Halt::End(r)) => Err(RuntimeError::new("R0013", format!("the game ended: {}", r.reason))),
+            Err(Halt::Horizon) => {
+                Err(RuntimeError::new("R0019", "a search horizon outside a search playout"))
+            }
         }
     }
 

@@ -19,6 +19,9 @@ pub enum Halt {
     /// The game ended (win or draw).
     End(GameResult),
     Error(RuntimeError),
+    /// A search playout reached its horizon (`search:N:H`): the game is cut short, to be
+    /// scored by the rulebook's position score. Never seen outside a playout.
+    Horizon,
 }
 
 impl From<RuntimeError> for Halt {
@@ -136,6 +139,9 @@ pub struct Vm<'p> {
     pub(crate) sealed_from: Option<usize>,
     /// A search playout replaying the game's decisions up to its fork (`search.rs`).
     pub(crate) replay: Option<Box<crate::search::Replay>>,
+    /// A search playout after its fork stops when a game turn at or after this one begins
+    /// (`search:N:H`, `Halt::Horizon`).
+    pub(crate) stop_at_turn: Option<i64>,
 }
 
 /// Rules fired: per paragraph, in how many calls of rulebook code (a procedure, `fn`,
@@ -227,6 +233,7 @@ impl<'p> Vm<'p> {
             secrets_pending: vec![0; prog.sides.len()],
             sealed_from: None,
             replay: None,
+            stop_at_turn: None,
         }
         .with_occupancy()
     }

@@ -105,6 +105,11 @@ pub struct GameOutcome {
     pub final_state: State,
 }
 
+/// `Halt::Horizon` reached where no search playout runs (only a playout sets one).
+fn horizon_outside_a_playout() -> RuntimeError {
+    RuntimeError::new("R0019", "a search horizon outside a search playout")
+}
+
 /// Resolve ruling choices to alternative indices, or explain what is wrong.
 pub fn resolve_rulings(prog: &Program, chosen: &BTreeMap<String, String>) -> Result<Vec<usize>, String> {
     let mut v: Vec<usize> = prog.rulings.iter().map(|r| r.default).collect();
@@ -310,7 +315,7 @@ fn play_with(
         )),
         Err(Halt::End(r)) => Ok(r),
         Err(Halt::Error(e)) => Err(e),
-        Err(Halt::Horizon) => Err(RuntimeError::new("R0019", "a search horizon outside a search playout")),
+        Err(Halt::Horizon) => Err(horizon_outside_a_playout()),
     };
     for (i, a) in vm.agents.iter().enumerate() {
         let notes = a.notes();
@@ -419,12 +424,7 @@ fn example_vm<'p>(
             Ok(_) => {}
             Err(Halt::End(_)) => break,
             Err(Halt::Error(e)) => return Ok((vm, Some(e))),
-            Err(Halt::Horizon) => {
-                return Ok((
-                    vm,
-                    Some(RuntimeError::new("R0019", "a search horizon outside a search playout")),
-                ))
-            }
+            Err(Halt::Horizon) => return Ok((vm, Some(horizon_outside_a_playout()))),
         }
     }
     Ok((vm, None))
@@ -454,9 +454,7 @@ pub fn example_detail(prog: &Program, ex: &ExampleRun, probes: &[crate::program:
             Ok(v) => Ok(vm.label_string(v)),
             Err(Halt::Error(e)) => Err(e),
             Err(Halt::End(_)) => Err(RuntimeError::new("R0012", "the game ended while evaluating")),
-            Err(Halt::Horizon) => {
-                Err(RuntimeError::new("R0019", "a search horizon outside a search playout"))
-            }
+            Err(Halt::Horizon) => Err(horizon_outside_a_playout()),
         })
         .collect();
     ExampleDetail { values, events }

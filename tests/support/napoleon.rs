@@ -54,19 +54,7 @@ pub fn field(l: &str, f: &str) -> String {
 /// The rulebook compiled with the Campaign layer in play, each file's text passed
 /// through `edit`.
 pub fn campaign_editing(edit: impl Fn(&str, String) -> String) -> Compilation {
-    let mut names: Vec<_> = std::fs::read_dir(dir())
-        .expect("reads")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ks"))
-        .collect();
-    names.sort();
-    let mut sources = kriegsspiel_dsl::SourceMap::new();
-    for p in names {
-        let text = std::fs::read_to_string(&p).expect("reads");
-        let name = p.file_name().expect("name").to_string_lossy().to_string();
-        sources.add(p.display().to_string(), edit(&name, text));
-    }
-    compile_with(&sources, &["campaign".to_string()])
+    compile_with(&super::rulebook::sources_editing(&dir(), edit), &["campaign".to_string()])
 }
 
 pub fn campaign_options(seed: u64, french: AgentKind, coalition: AgentKind) -> GameOptions {

@@ -9,6 +9,12 @@ use std::path::Path;
 /// The rulebook directory's `.ks` files in name order, each text passed through `edit`
 /// with its file name, compiled as one unit.
 pub fn compiled_editing(dir: &Path, edit: impl Fn(&str, String) -> String) -> Compilation {
+    compile(&sources_editing(dir, edit))
+}
+
+/// The rulebook directory's `.ks` files in name order, each text passed through `edit`
+/// with its file name.
+pub fn sources_editing(dir: &Path, edit: impl Fn(&str, String) -> String) -> SourceMap {
     let mut names: Vec<_> = std::fs::read_dir(dir)
         .expect("reads")
         .map(|e| e.expect("entry").path())
@@ -21,7 +27,7 @@ pub fn compiled_editing(dir: &Path, edit: impl Fn(&str, String) -> String) -> Co
         let name = p.file_name().expect("name").to_string_lossy().to_string();
         sources.add(p.display().to_string(), edit(&name, text));
     }
-    compile(&sources)
+    sources
 }
 
 /// The contents of a compiled rulebook as the text crate's coverage reads them (what

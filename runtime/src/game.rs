@@ -65,6 +65,9 @@ pub struct GameOptions {
     /// The rulebook as the user named it, recorded in the log's header as `source`
     /// (so that `replay` finds the map and counters without being told).
     pub source: Option<String>,
+    /// The rulebook compiled to Rust (`kriegsspiel build`): runs its functions in place
+    /// of the interpreter, with the same log. `None`: the VM alone.
+    pub native: Option<crate::native::Native>,
 }
 
 impl Default for GameOptions {
@@ -82,6 +85,7 @@ impl Default for GameOptions {
             invariants: true,
             rules_fired: false,
             source: None,
+            native: None,
         }
     }
 }
@@ -242,6 +246,7 @@ fn play_with(
                     seats: seats.clone(),
                     budget: opts.budget,
                     horizon,
+                    native: opts.native,
                 };
                 Box::new(crate::search::SearchAgent::new(setup, n, i))
             }
@@ -300,6 +305,10 @@ fn play_with(
     let mut vm = Vm::new(prog, state, si, opts.seed, agents, log, rulings, opts.budget);
     vm.options = options;
     vm.seats = seats;
+    vm.native = match opts.native {
+        Some(n) => Some(n.code_for(prog).ok_or("the native code was checked against another program")?),
+        None => None,
+    };
     vm.check_invariants = opts.invariants && !prog.invariants.is_empty();
     if opts.profile {
         vm.profile = Some(Vec::new());

@@ -18,6 +18,7 @@ pub mod game;
 mod invariants;
 pub mod log;
 mod memo;
+pub mod native;
 pub mod op;
 pub mod players;
 pub mod program;

@@ -141,6 +141,8 @@ pub struct Setup<'p> {
     /// `search:N:H`: playouts stop H game turns after their fork and are scored by the
     /// rulebook's position score (`score f;`); `None`, they play to the end.
     pub horizon: Option<u32>,
+    /// The game's native code, for the playouts too.
+    pub native: Option<crate::native::Native>,
 }
 
 /// How one playout ended, for the searching player.
@@ -185,6 +187,7 @@ fn playout(
     );
     vm.options = setup.options.clone();
     vm.seats = setup.seats.clone();
+    vm.native = setup.native.and_then(|n| n.code_for(prog));
     // Checking invariants never changes a game that keeps them (the game checks them).
     vm.check_invariants = false;
     vm.replay = Some(Box::new(Replay {

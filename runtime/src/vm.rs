@@ -9,7 +9,7 @@ use crate::dice::Dice;
 use crate::error::{GameResult, RuntimeError};
 use crate::log::Log;
 use crate::op::{Field, Op, Reg, NO_REG};
-use crate::program::{FnId, ParaId, Program};
+use crate::program::{FnId, Function, ParaId, Program};
 use crate::state::State;
 use crate::value::Value;
 
@@ -31,6 +31,15 @@ impl From<RuntimeError> for Halt {
 }
 
 pub type Exec<T> = Result<T, Halt>;
+
+/// Where control goes after one instruction.
+#[derive(Debug)]
+pub enum Flow {
+    /// On to this instruction.
+    Next(usize),
+    /// The function returned this value.
+    Ret(Value),
+}
 
 /// Counters a run reports.
 #[derive(Clone, Copy, Debug, Default)]
@@ -142,6 +151,9 @@ pub struct Vm<'p> {
     /// A search playout after its fork stops when a game turn at or after this one begins
     /// (`search:N:H`, `Halt::Horizon`).
     pub(crate) stop_at_turn: Option<i64>,
+    /// The rulebook compiled to Rust (`native.rs`): runs its functions in place of the
+    /// interpreter, except while rules fired or a profile are counted.
+    pub(crate) native: Option<&'static dyn crate::native::NativeCode>,
 }
 
 /// Rules fired: per paragraph, in how many calls of rulebook code (a procedure, `fn`,
@@ -234,6 +246,7 @@ impl<'p> Vm<'p> {
             sealed_from: None,
             replay: None,
             stop_at_turn: None,
+            native: None,
         }
         .with_occupancy()
     }
@@ -360,6 +373,11 @@ impl<'p> Vm<'p> {
                 e.2 += inclusive.saturating_sub(children);
             }
             r
+        } else if let (Some(code), None) = (self.native, &self.fired) {
+            match code.run(self, f, base) {
+                Some(r) => r,
+                None => self.run(f, base),
+            }
         } else {
             self.run(f, base)
         };
@@ -418,7 +436,7 @@ impl<'p> Vm<'p> {
     }
 
     #[cold]
-    fn located(&self, f: FnId, pc: usize, mut e: RuntimeError) -> Halt {
+    pub(crate) fn located(&self, f: FnId, pc: usize, mut e: RuntimeError) -> Halt {
         if let Some(func) = self.prog.functions.get(f as usize) {
             if e.para.is_empty() {
                 let p = func.paras.get(pc).copied().unwrap_or(func.para);
@@ -435,10 +453,15 @@ impl<'p> Vm<'p> {
     }
 
     fn run(&mut self, f: FnId, base: usize) -> Exec<Value> {
+        self.run_from(f, base, 0)
+    }
+
+    /// Interpret `f` from instruction `pc` on, its frame at `base` (from 0: a call; a
+    /// native function hands over here when its budget runs short, see `native.rs`).
+    pub(crate) fn run_from(&mut self, f: FnId, base: usize, mut pc: usize) -> Exec<Value> {
         let prog = self.prog;
         let func = &prog.functions[f as usize];
         let code = &func.code[..];
-        let mut pc = 0usize;
         // Rules fired: this call's id and the paragraph of its last instruction run.
         let call_id = match self.fired.as_mut() {
             Some(fd) => {
@@ -448,11 +471,6 @@ impl<'p> Vm<'p> {
             None => 0,
         };
         let mut last_para = ParaId::MAX;
-        macro_rules! r {
-            ($x:expr) => {
-                self.regs[base + $x as usize]
-            };
-        }
         loop {
             let Some(&op) = code.get(pc) else {
                 return Ok(Value::Nil);
@@ -470,14 +488,6 @@ impl<'p> Vm<'p> {
                     }
                 }
             }
-            macro_rules! tri {
-                ($e:expr) => {
-                    match $e {
-                        Ok(v) => v,
-                        Err(e) => return Err(self.located(f, at, e)),
-                    }
-                };
-            }
             if self.budget == 0 {
                 return Err(self.located(
                     f,
@@ -486,405 +496,432 @@ impl<'p> Vm<'p> {
                 ));
             }
             self.budget -= 1;
-            pc += 1;
-            match op {
-                Op::Const { dst, k } => {
-                    // A plain copy: building the value through `Option` made the compiler
-                    // copy it in overlapping pieces, stalling store forwarding.
-                    if let Some(v) = prog.consts.get(k as usize) {
-                        r!(dst) = *v;
-                    }
+            match self.step(f, func, at, base, op)? {
+                Flow::Next(next) => pc = next,
+                Flow::Ret(v) => return Ok(v),
+            }
+        }
+    }
+
+    /// Execute instruction `op` (at `at` of `f`, frame at `base`), its budget already
+    /// charged: where control goes next. The interpreter's loop and the native back
+    /// end's generic instructions both run it, so the two cannot differ.
+    #[inline(always)]
+    pub(crate) fn step(&mut self, f: FnId, func: &'p Function, at: usize, base: usize, op: Op) -> Exec<Flow> {
+        let prog = self.prog;
+        let mut pc = at + 1;
+        macro_rules! r {
+            ($x:expr) => {
+                self.regs[base + $x as usize]
+            };
+        }
+        macro_rules! tri {
+            ($e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(e) => return Err(self.located(f, at, e)),
                 }
-                Op::Mov { dst, src } => r!(dst) = r!(src),
-                Op::Add { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_add)),
-                Op::Sub { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_sub)),
-                Op::AddK { dst, a, k } => r!(dst) = tri!(int2(r!(a), Value::Int(k as i64), i64::checked_add)),
-                Op::Mul { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_mul)),
-                Op::Div { dst, a, b } => {
-                    r!(dst) = tri!(int2(r!(a), r!(b), |x, y| {
-                        if y == 0 {
-                            None
-                        } else {
-                            Some(x.div_euclid(y))
-                        }
-                    }))
+            };
+        }
+        match op {
+            Op::Const { dst, k } => {
+                // A plain copy: building the value through `Option` made the compiler
+                // copy it in overlapping pieces, stalling store forwarding.
+                if let Some(v) = prog.consts.get(k as usize) {
+                    r!(dst) = *v;
                 }
-                Op::Rem { dst, a, b } => {
-                    r!(dst) = tri!(int2(r!(a), r!(b), |x, y| {
-                        if y == 0 {
-                            None
-                        } else {
-                            Some(x.rem_euclid(y))
-                        }
-                    }))
-                }
-                Op::Eq { dst, a, b } => r!(dst) = Value::Bool(r!(a) == r!(b)),
-                Op::Ne { dst, a, b } => r!(dst) = Value::Bool(r!(a) != r!(b)),
-                Op::Lt { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_lt())),
-                Op::Le { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_le())),
-                Op::Gt { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_gt())),
-                Op::Ge { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_ge())),
-                Op::Neg { dst, a } => {
-                    let x = tri!(as_int(r!(a)));
-                    r!(dst) = Value::Int(tri!(x.checked_neg().ok_or_else(overflow)));
-                }
-                Op::Not { dst, a } => r!(dst) = Value::Bool(!tri!(as_bool(r!(a)))),
-                Op::Jump { to } => pc = to as usize,
-                Op::JumpIf { cond, to } => {
-                    if tri!(as_bool(r!(cond))) {
-                        pc = to as usize
-                    }
-                }
-                Op::JumpIfNot { cond, to } => {
-                    if !tri!(as_bool(r!(cond))) {
-                        pc = to as usize
-                    }
-                }
-                Op::BrCmp { cmp: c, a, b, to, when } => {
-                    if compare(c, r!(a), r!(b)).map_err(|e| self.located(f, at, e))? == when {
-                        pc = to as usize;
-                    }
-                }
-                Op::BrCmpK { cmp: c, a, k, to, when } => {
-                    let y = prog.consts.get(k as usize).copied().unwrap_or(Value::Nil);
-                    if compare(c, r!(a), y).map_err(|e| self.located(f, at, e))? == when {
-                        pc = to as usize;
-                    }
-                }
-                Op::BrTest { test, x, y, k, to, when } => {
-                    use crate::op::Test;
-                    let bad =
-                        |b: &str, what: &str| RuntimeError::new("R0002", format!("{b}: expected {what}"));
-                    let holds = match (test, r!(x)) {
-                        (Test::Crosses, Value::Hex(a)) => match r!(y) {
-                            Value::Hex(b) => {
-                                let mask = Board::side_mask(&prog.map, &self.board, a, b);
-                                k < 32 && mask & (1 << k) != 0
-                            }
-                            _ => return Err(self.located(f, at, bad("Crosses", "a hex"))),
-                        },
-                        (Test::InRegion, Value::Hex(h)) => match prog.map.regions.get(k as usize) {
-                            Some(region) => region.hexes.binary_search(&h).is_ok(),
-                            None => return Err(self.located(f, at, bad("InRegion", "a region"))),
-                        },
-                        (Test::OccupiedBy, Value::Hex(h)) => match r!(y) {
-                            Value::Side(s) => {
-                                if self.rec.active {
-                                    self.rec.hex(h, crate::memo::side_layer(s), &self.board);
-                                }
-                                self.occ
-                                    .get(h as usize)
-                                    .map(|v| v.iter().any(|&u| self.state.units[u as usize].side == s))
-                                    .unwrap_or(false)
-                            }
-                            _ => return Err(self.located(f, at, bad("OccupiedBy", "a side"))),
-                        },
-                        (Test::InEzoc, Value::Hex(h)) => match r!(y) {
-                            Value::Side(s) => {
-                                self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
-                                match self.in_ezoc(h, s) {
-                                    Ok(b) => b,
-                                    Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
-                                    Err(end) => return Err(end),
-                                }
-                            }
-                            _ => return Err(self.located(f, at, bad("InEzoc", "a side"))),
-                        },
-                        (t, _) => return Err(self.located(f, at, bad(&format!("{t:?}"), "a hex"))),
-                    };
-                    if holds == when {
-                        pc = to as usize;
-                    }
-                }
-                Op::BrStatic { what, a, b, to, when } => {
-                    let holds = match what {
-                        crate::op::Static::Flag => self.flags.get(a as usize).copied().unwrap_or(false),
-                        crate::op::Static::Optional => self.options.get(a as usize).copied().unwrap_or(false),
-                        crate::op::Static::Ruling => {
-                            if let Some(r) = self.rulings_read.get_mut(a as usize) {
-                                *r = true;
-                            }
-                            self.rulings.get(a as usize).copied() == Some(b as usize)
-                        }
-                    };
-                    if holds == when {
-                        pc = to as usize;
-                    }
-                }
-                Op::BrClass { u, class, to, when } => {
-                    let holds = match r!(u) {
-                        Value::Unit(u) if self.view.is_some() && prog.hidden_type.is_some() => {
-                            match self.hidden_class(u, class) {
-                                Some(v) => v?,
-                                None => prog.unit_has_class(u, self.face_of(u), class),
-                            }
-                        }
-                        Value::Unit(u) => prog.unit_has_class(u, self.face_of(u), class),
-                        other => {
-                            return Err(self.located(
-                                f,
-                                at,
-                                RuntimeError::new("R0002", format!("expected a unit, found {other:?}")),
-                            ))
-                        }
-                    };
-                    if holds == when {
-                        pc = to as usize;
-                    }
-                }
-                Op::BrMarker { obj, marker, to, when } => {
-                    if self.rec.active {
-                        self.note_marker(r!(obj), marker);
-                    }
-                    let bit = 1u64 << (marker as u64 % 64);
-                    let v = match r!(obj) {
-                        Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
-                        Value::Hex(h) => self.state.hex_markers.get(h as usize).map(|m| m & bit != 0),
-                        Value::Side(s) => self.state.side_markers.get(s as usize).map(|m| m & bit != 0),
-                        _ => None,
-                    };
-                    if v.unwrap_or(false) == when {
-                        pc = to as usize;
-                    }
-                }
-                Op::Call { f: g, args, argc, dst, trace } => {
-                    let v = if trace && !self.tracing && self.log.enabled() {
-                        self.tracing = true;
-                        self.trace_at = func.paras.get(at).copied().unwrap_or(func.para);
-                        let v = self.invoke(g, base + args as usize, argc as usize);
-                        self.tracing = false;
-                        v?
+            }
+            Op::Mov { dst, src } => r!(dst) = r!(src),
+            Op::Add { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_add)),
+            Op::Sub { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_sub)),
+            Op::AddK { dst, a, k } => r!(dst) = tri!(int2(r!(a), Value::Int(k as i64), i64::checked_add)),
+            Op::Mul { dst, a, b } => r!(dst) = tri!(int2(r!(a), r!(b), i64::checked_mul)),
+            Op::Div { dst, a, b } => {
+                r!(dst) = tri!(int2(r!(a), r!(b), |x, y| {
+                    if y == 0 {
+                        None
                     } else {
-                        self.invoke(g, base + args as usize, argc as usize)?
-                    };
-                    r!(dst) = v;
-                }
-                Op::ModApplied { line, amt } => {
-                    if let Some((depth, lines)) = self.mod_open.last_mut() {
-                        if *depth == self.depth {
-                            let v = if amt == NO_REG { Value::Nil } else { r!(amt) };
-                            lines.push((line, v));
-                        }
+                        Some(x.div_euclid(y))
                     }
-                }
-                // Hot list and unit queries are handled here rather than in `exec_effect`.
-                // Loop steps: forward ones jump out when done, rotated ones (`Back`) jump
-                // back to the body while elements remain.
-                Op::IterNext { list, idx, dst, done: to }
-                | Op::IterNextBack { list, idx, dst, body: to }
-                | Op::IterStart { list, idx, dst, done: to } => {
-                    let back = matches!(op, Op::IterNextBack { .. });
-                    let i = match op {
-                        Op::IterStart { .. } => 0,
-                        _ => match r!(idx) {
-                            Value::Int(i) => i,
-                            other => {
-                                return Err(self.located(
-                                    f,
-                                    at,
-                                    RuntimeError::new("R0002", format!("bad index {other:?}")),
-                                ))
-                            }
-                        },
-                    };
-                    let item = match r!(list) {
-                        Value::List(l) => match self.lists.get(l as usize) {
-                            Some(items) => items.get(i.max(0) as usize).copied(),
-                            None => {
-                                return Err(self.located(f, at, RuntimeError::new("R0002", "dangling list")))
-                            }
-                        },
-                        other => {
-                            return Err(self.located(
-                                f,
-                                at,
-                                RuntimeError::new("R0002", format!("expected a list, found {other:?}")),
-                            ))
-                        }
-                    };
-                    match item {
-                        Some(x) if i >= 0 => {
-                            r!(dst) = x;
-                            r!(idx) = Value::Int(i + 1);
-                            if back {
-                                pc = to as usize;
-                            }
-                        }
-                        _ => {
-                            if !back {
-                                pc = to as usize;
-                            }
-                        }
+                }))
+            }
+            Op::Rem { dst, a, b } => {
+                r!(dst) = tri!(int2(r!(a), r!(b), |x, y| {
+                    if y == 0 {
+                        None
+                    } else {
+                        Some(x.rem_euclid(y))
                     }
+                }))
+            }
+            Op::Eq { dst, a, b } => r!(dst) = Value::Bool(r!(a) == r!(b)),
+            Op::Ne { dst, a, b } => r!(dst) = Value::Bool(r!(a) != r!(b)),
+            Op::Lt { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_lt())),
+            Op::Le { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_le())),
+            Op::Gt { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_gt())),
+            Op::Ge { dst, a, b } => r!(dst) = tri!(cmp(r!(a), r!(b), |o| o.is_ge())),
+            Op::Neg { dst, a } => {
+                let x = tri!(as_int(r!(a)));
+                r!(dst) = Value::Int(tri!(x.checked_neg().ok_or_else(overflow)));
+            }
+            Op::Not { dst, a } => r!(dst) = Value::Bool(!tri!(as_bool(r!(a)))),
+            Op::Jump { to } => pc = to as usize,
+            Op::JumpIf { cond, to } => {
+                if tri!(as_bool(r!(cond))) {
+                    pc = to as usize
                 }
-                Op::IterAt { hex, idx, dst, done: to }
-                | Op::IterAtBack { hex, idx, dst, body: to }
-                | Op::IterAtStart { hex, idx, dst, done: to } => {
-                    let back = matches!(op, Op::IterAtBack { .. });
-                    let h = match r!(hex) {
-                        Value::Hex(h) => h,
-                        _ => {
-                            let e = RuntimeError::new("R0002", "UnitsAt: expected a hex");
-                            return Err(self.located(f, at, e));
-                        }
-                    };
-                    let i = match (op, r!(idx)) {
-                        (Op::IterAtStart { .. }, _) => 0,
-                        (_, Value::Int(i)) => i,
-                        (_, other) => {
-                            let e = RuntimeError::new("R0002", format!("bad index {other:?}"));
-                            return Err(self.located(f, at, e));
-                        }
-                    };
-                    if i == 0 && self.rec.active {
-                        self.rec.hex(h, crate::memo::ALL_UNITS, &self.board);
-                    }
-                    let item =
-                        if i < 0 { None } else { self.occ.get(h as usize).and_then(|v| v.get(i as usize)) };
-                    match item {
-                        Some(&u) => {
-                            r!(dst) = Value::Unit(u);
-                            r!(idx) = Value::Int(i + 1);
-                            if back {
-                                pc = to as usize;
-                            }
-                        }
-                        None => {
-                            if !back {
-                                pc = to as usize;
-                            }
-                        }
-                    }
+            }
+            Op::JumpIfNot { cond, to } => {
+                if !tri!(as_bool(r!(cond))) {
+                    pc = to as usize
                 }
-                Op::IsClass { dst, u, class } => {
-                    let v = match r!(u) {
-                        Value::Unit(u) if self.view.is_some() && prog.hidden_type.is_some() => {
-                            match self.hidden_class(u, class) {
-                                Some(v) => v?,
-                                None => prog.unit_has_class(u, self.face_of(u), class),
-                            }
-                        }
-                        Value::Unit(u) => prog.unit_has_class(u, self.face_of(u), class),
-                        other => {
-                            return Err(self.located(
-                                f,
-                                at,
-                                RuntimeError::new("R0002", format!("expected a unit, found {other:?}")),
-                            ))
-                        }
-                    };
-                    r!(dst) = Value::Bool(v);
+            }
+            Op::BrCmp { cmp: c, a, b, to, when } => {
+                if compare(c, r!(a), r!(b)).map_err(|e| self.located(f, at, e))? == when {
+                    pc = to as usize;
                 }
-                Op::HasMarker { dst, obj, marker } => {
-                    if self.rec.active {
-                        self.note_marker(r!(obj), marker);
-                    }
-                    let bit = 1u64 << (marker as u64 % 64);
-                    let v = match r!(obj) {
-                        Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
-                        Value::Hex(h) => self.state.hex_markers.get(h as usize).map(|m| m & bit != 0),
-                        Value::Side(s) => self.state.side_markers.get(s as usize).map(|m| m & bit != 0),
-                        _ => None,
-                    };
-                    r!(dst) = Value::Bool(v.unwrap_or(false));
+            }
+            Op::BrCmpK { cmp: c, a, k, to, when } => {
+                let y = prog.consts.get(k as usize).copied().unwrap_or(Value::Nil);
+                if compare(c, r!(a), y).map_err(|e| self.located(f, at, e))? == when {
+                    pc = to as usize;
                 }
-                Op::Field { dst, obj, field: Field::Side } => {
-                    r!(dst) = match r!(obj) {
-                        Value::Unit(u) => match self.state.units.get(u as usize) {
-                            Some(c) => Value::Side(c.side),
-                            None => Value::Nil,
-                        },
-                        Value::Nil => Value::Nil,
-                        other => {
-                            return Err(self.located(
-                                f,
-                                at,
-                                RuntimeError::new("R0002", format!("no side on {other:?}")),
-                            ))
+            }
+            Op::BrTest { test, x, y, k, to, when } => {
+                use crate::op::Test;
+                let bad =
+                    |b: &str, what: &str| RuntimeError::new("R0002", format!("{b}: expected {what}"));
+                let holds = match (test, r!(x)) {
+                    (Test::Crosses, Value::Hex(a)) => match r!(y) {
+                        Value::Hex(b) => {
+                            let mask = Board::side_mask(&prog.map, &self.board, a, b);
+                            k < 32 && mask & (1 << k) != 0
                         }
-                    };
-                }
-                // Unit attributes (the other fields go through `exec_effect`).
-                Op::Field {
-                    dst,
-                    obj,
-                    field: field @ (Field::Rating(_) | Field::Hex | Field::Steps | Field::OnMap),
-                } => {
-                    let v = match r!(obj) {
-                        Value::Unit(u) if (u as usize) < self.state.units.len() => {
+                        _ => return Err(self.located(f, at, bad("Crosses", "a hex"))),
+                    },
+                    (Test::InRegion, Value::Hex(h)) => match prog.map.regions.get(k as usize) {
+                        Some(region) => region.hexes.binary_search(&h).is_ok(),
+                        None => return Err(self.located(f, at, bad("InRegion", "a region"))),
+                    },
+                    (Test::OccupiedBy, Value::Hex(h)) => match r!(y) {
+                        Value::Side(s) => {
                             if self.rec.active {
-                                self.rec.unit(&self.state, prog, u, &self.board);
+                                self.rec.hex(h, crate::memo::side_layer(s), &self.board);
                             }
-                            match self.view.and_then(|_| self.hidden_value(u, field)) {
-                                Some(v) => v?,
-                                None => self.unit_value(u, field),
+                            self.occ
+                                .get(h as usize)
+                                .map(|v| v.iter().any(|&u| self.state.units[u as usize].side == s))
+                                .unwrap_or(false)
+                        }
+                        _ => return Err(self.located(f, at, bad("OccupiedBy", "a side"))),
+                    },
+                    (Test::InEzoc, Value::Hex(h)) => match r!(y) {
+                        Value::Side(s) => {
+                            self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+                            match self.in_ezoc(h, s) {
+                                Ok(b) => b,
+                                Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
+                                Err(end) => return Err(end),
                             }
                         }
-                        Value::Nil => Value::Nil,
-                        other => {
-                            return Err(self.located(
-                                f,
-                                at,
-                                RuntimeError::new("R0002", format!("no field {field:?} on {other:?}")),
-                            ))
+                        _ => return Err(self.located(f, at, bad("InEzoc", "a side"))),
+                    },
+                    (t, _) => return Err(self.located(f, at, bad(&format!("{t:?}"), "a hex"))),
+                };
+                if holds == when {
+                    pc = to as usize;
+                }
+            }
+            Op::BrStatic { what, a, b, to, when } => {
+                let holds = match what {
+                    crate::op::Static::Flag => self.flags.get(a as usize).copied().unwrap_or(false),
+                    crate::op::Static::Optional => self.options.get(a as usize).copied().unwrap_or(false),
+                    crate::op::Static::Ruling => {
+                        if let Some(r) = self.rulings_read.get_mut(a as usize) {
+                            *r = true;
                         }
-                    };
-                    r!(dst) = v;
+                        self.rulings.get(a as usize).copied() == Some(b as usize)
+                    }
+                };
+                if holds == when {
+                    pc = to as usize;
                 }
-                Op::ListNew { dst } => {
-                    let l = self.new_list();
-                    r!(dst) = Value::List(l);
-                }
-                Op::ListPush { list, v } => {
-                    let x = r!(v);
-                    match r!(list) {
-                        Value::List(l) if (l as usize) < self.lists.len() => self.lists[l as usize].push(x),
-                        other => {
-                            let e = RuntimeError::new("R0002", format!("push onto {other:?}"));
-                            return Err(self.located(f, at, e));
+            }
+            Op::BrClass { u, class, to, when } => {
+                let holds = match r!(u) {
+                    Value::Unit(u) if self.view.is_some() && prog.hidden_type.is_some() => {
+                        match self.hidden_class(u, class) {
+                            Some(v) => v?,
+                            None => prog.unit_has_class(u, self.face_of(u), class),
                         }
                     }
+                    Value::Unit(u) => prog.unit_has_class(u, self.face_of(u), class),
+                    other => {
+                        return Err(self.located(
+                            f,
+                            at,
+                            RuntimeError::new("R0002", format!("expected a unit, found {other:?}")),
+                        ))
+                    }
+                };
+                if holds == when {
+                    pc = to as usize;
                 }
-                Op::Ret { src } => return Ok(r!(src)),
-                Op::RetNil => return Ok(Value::Nil),
-                Op::Builtin { b, dst, a, argc } => {
-                    if let Some(v) = self.quick_builtin(b, &a, base) {
-                        if dst != NO_REG {
-                            r!(dst) = v;
-                        }
-                        continue;
-                    }
-                    self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
-                    let n = (argc as usize).min(5);
-                    let mut vals = [Value::Nil; 5];
-                    for i in 0..n {
-                        vals[i] = r!(a[i]);
-                    }
-                    if self.rec.active {
-                        self.note_builtin(b, &vals[..n]);
-                    }
-                    let v = match self.builtin(b, &vals[..n]) {
-                        Ok(v) => v,
-                        Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
-                        Err(end) => return Err(end),
-                    };
-                    if dst != NO_REG {
-                        r!(dst) = v;
-                    }
+            }
+            Op::BrMarker { obj, marker, to, when } => {
+                if self.rec.active {
+                    self.note_marker(r!(obj), marker);
                 }
-                _ => {
-                    self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
-                    if self.rec.active {
-                        self.note_op(op, base);
-                    }
-                    match self.exec_effect(op, base, pc) {
-                        Ok(next) => pc = next,
-                        Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
-                        Err(end) => return Err(end),
+                let bit = 1u64 << (marker as u64 % 64);
+                let v = match r!(obj) {
+                    Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
+                    Value::Hex(h) => self.state.hex_markers.get(h as usize).map(|m| m & bit != 0),
+                    Value::Side(s) => self.state.side_markers.get(s as usize).map(|m| m & bit != 0),
+                    _ => None,
+                };
+                if v.unwrap_or(false) == when {
+                    pc = to as usize;
+                }
+            }
+            Op::Call { f: g, args, argc, dst, trace } => {
+                let v = if trace && !self.tracing && self.log.enabled() {
+                    self.tracing = true;
+                    self.trace_at = func.paras.get(at).copied().unwrap_or(func.para);
+                    let v = self.invoke(g, base + args as usize, argc as usize);
+                    self.tracing = false;
+                    v?
+                } else {
+                    self.invoke(g, base + args as usize, argc as usize)?
+                };
+                r!(dst) = v;
+            }
+            Op::ModApplied { line, amt } => {
+                if let Some((depth, lines)) = self.mod_open.last_mut() {
+                    if *depth == self.depth {
+                        let v = if amt == NO_REG { Value::Nil } else { r!(amt) };
+                        lines.push((line, v));
                     }
                 }
             }
+            // Hot list and unit queries are handled here rather than in `exec_effect`.
+            // Loop steps: forward ones jump out when done, rotated ones (`Back`) jump
+            // back to the body while elements remain.
+            Op::IterNext { list, idx, dst, done: to }
+            | Op::IterNextBack { list, idx, dst, body: to }
+            | Op::IterStart { list, idx, dst, done: to } => {
+                let back = matches!(op, Op::IterNextBack { .. });
+                let i = match op {
+                    Op::IterStart { .. } => 0,
+                    _ => match r!(idx) {
+                        Value::Int(i) => i,
+                        other => {
+                            return Err(self.located(
+                                f,
+                                at,
+                                RuntimeError::new("R0002", format!("bad index {other:?}")),
+                            ))
+                        }
+                    },
+                };
+                let item = match r!(list) {
+                    Value::List(l) => match self.lists.get(l as usize) {
+                        Some(items) => items.get(i.max(0) as usize).copied(),
+                        None => {
+                            return Err(self.located(f, at, RuntimeError::new("R0002", "dangling list")))
+                        }
+                    },
+                    other => {
+                        return Err(self.located(
+                            f,
+                            at,
+                            RuntimeError::new("R0002", format!("expected a list, found {other:?}")),
+                        ))
+                    }
+                };
+                match item {
+                    Some(x) if i >= 0 => {
+                        r!(dst) = x;
+                        r!(idx) = Value::Int(i + 1);
+                        if back {
+                            pc = to as usize;
+                        }
+                    }
+                    _ => {
+                        if !back {
+                            pc = to as usize;
+                        }
+                    }
+                }
+            }
+            Op::IterAt { hex, idx, dst, done: to }
+            | Op::IterAtBack { hex, idx, dst, body: to }
+            | Op::IterAtStart { hex, idx, dst, done: to } => {
+                let back = matches!(op, Op::IterAtBack { .. });
+                let h = match r!(hex) {
+                    Value::Hex(h) => h,
+                    _ => {
+                        let e = RuntimeError::new("R0002", "UnitsAt: expected a hex");
+                        return Err(self.located(f, at, e));
+                    }
+                };
+                let i = match (op, r!(idx)) {
+                    (Op::IterAtStart { .. }, _) => 0,
+                    (_, Value::Int(i)) => i,
+                    (_, other) => {
+                        let e = RuntimeError::new("R0002", format!("bad index {other:?}"));
+                        return Err(self.located(f, at, e));
+                    }
+                };
+                if i == 0 && self.rec.active {
+                    self.rec.hex(h, crate::memo::ALL_UNITS, &self.board);
+                }
+                let item =
+                    if i < 0 { None } else { self.occ.get(h as usize).and_then(|v| v.get(i as usize)) };
+                match item {
+                    Some(&u) => {
+                        r!(dst) = Value::Unit(u);
+                        r!(idx) = Value::Int(i + 1);
+                        if back {
+                            pc = to as usize;
+                        }
+                    }
+                    None => {
+                        if !back {
+                            pc = to as usize;
+                        }
+                    }
+                }
+            }
+            Op::IsClass { dst, u, class } => {
+                let v = match r!(u) {
+                    Value::Unit(u) if self.view.is_some() && prog.hidden_type.is_some() => {
+                        match self.hidden_class(u, class) {
+                            Some(v) => v?,
+                            None => prog.unit_has_class(u, self.face_of(u), class),
+                        }
+                    }
+                    Value::Unit(u) => prog.unit_has_class(u, self.face_of(u), class),
+                    other => {
+                        return Err(self.located(
+                            f,
+                            at,
+                            RuntimeError::new("R0002", format!("expected a unit, found {other:?}")),
+                        ))
+                    }
+                };
+                r!(dst) = Value::Bool(v);
+            }
+            Op::HasMarker { dst, obj, marker } => {
+                if self.rec.active {
+                    self.note_marker(r!(obj), marker);
+                }
+                let bit = 1u64 << (marker as u64 % 64);
+                let v = match r!(obj) {
+                    Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
+                    Value::Hex(h) => self.state.hex_markers.get(h as usize).map(|m| m & bit != 0),
+                    Value::Side(s) => self.state.side_markers.get(s as usize).map(|m| m & bit != 0),
+                    _ => None,
+                };
+                r!(dst) = Value::Bool(v.unwrap_or(false));
+            }
+            Op::Field { dst, obj, field: Field::Side } => {
+                r!(dst) = match r!(obj) {
+                    Value::Unit(u) => match self.state.units.get(u as usize) {
+                        Some(c) => Value::Side(c.side),
+                        None => Value::Nil,
+                    },
+                    Value::Nil => Value::Nil,
+                    other => {
+                        return Err(self.located(
+                            f,
+                            at,
+                            RuntimeError::new("R0002", format!("no side on {other:?}")),
+                        ))
+                    }
+                };
+            }
+            // Unit attributes (the other fields go through `exec_effect`).
+            Op::Field {
+                dst,
+                obj,
+                field: field @ (Field::Rating(_) | Field::Hex | Field::Steps | Field::OnMap),
+            } => {
+                let v = match r!(obj) {
+                    Value::Unit(u) if (u as usize) < self.state.units.len() => {
+                        if self.rec.active {
+                            self.rec.unit(&self.state, prog, u, &self.board);
+                        }
+                        match self.view.and_then(|_| self.hidden_value(u, field)) {
+                            Some(v) => v?,
+                            None => self.unit_value(u, field),
+                        }
+                    }
+                    Value::Nil => Value::Nil,
+                    other => {
+                        return Err(self.located(
+                            f,
+                            at,
+                            RuntimeError::new("R0002", format!("no field {field:?} on {other:?}")),
+                        ))
+                    }
+                };
+                r!(dst) = v;
+            }
+            Op::ListNew { dst } => {
+                let l = self.new_list();
+                r!(dst) = Value::List(l);
+            }
+            Op::ListPush { list, v } => {
+                let x = r!(v);
+                match r!(list) {
+                    Value::List(l) if (l as usize) < self.lists.len() => self.lists[l as usize].push(x),
+                    other => {
+                        let e = RuntimeError::new("R0002", format!("push onto {other:?}"));
+                        return Err(self.located(f, at, e));
+                    }
+                }
+            }
+            Op::Ret { src } => return Ok(Flow::Ret(r!(src))),
+            Op::RetNil => return Ok(Flow::Ret(Value::Nil)),
+            Op::Builtin { b, dst, a, argc } => {
+                if let Some(v) = self.quick_builtin(b, &a, base) {
+                    if dst != NO_REG {
+                        r!(dst) = v;
+                    }
+                    return Ok(Flow::Next(pc));
+                }
+                self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+                let n = (argc as usize).min(5);
+                let mut vals = [Value::Nil; 5];
+                for i in 0..n {
+                    vals[i] = r!(a[i]);
+                }
+                if self.rec.active {
+                    self.note_builtin(b, &vals[..n]);
+                }
+                let v = match self.builtin(b, &vals[..n]) {
+                    Ok(v) => v,
+                    Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
+                    Err(end) => return Err(end),
+                };
+                if dst != NO_REG {
+                    r!(dst) = v;
+                }
+            }
+            _ => {
+                self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+                if self.rec.active {
+                    self.note_op(op, base);
+                }
+                match self.exec_effect(op, base, pc) {
+                    Ok(next) => pc = next,
+                    Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
+                    Err(end) => return Err(end),
+                }
+            }
         }
+
+        Ok(Flow::Next(pc))
     }
 
     /// The cheap, static built-ins without the general call (`None`: take the general
@@ -966,7 +1003,7 @@ impl<'p> Vm<'p> {
 }
 
 #[cold]
-fn overflow() -> RuntimeError {
+pub(crate) fn overflow() -> RuntimeError {
     RuntimeError::new("R0005", "integer overflow or division by zero")
 }
 
@@ -987,14 +1024,14 @@ pub(crate) fn as_bool(v: Value) -> Result<bool, RuntimeError> {
 }
 
 #[inline]
-fn int2(a: Value, b: Value, f: impl Fn(i64, i64) -> Option<i64>) -> Result<Value, RuntimeError> {
+pub(crate) fn int2(a: Value, b: Value, f: impl Fn(i64, i64) -> Option<i64>) -> Result<Value, RuntimeError> {
     let (x, y) = (as_int(a)?, as_int(b)?);
     f(x, y).map(Value::Int).ok_or_else(overflow)
 }
 
 /// A comparison of [`Op::BrCmp`]: equality of any values, order of Ints.
 #[inline(always)]
-fn compare(c: crate::op::Cmp, x: Value, y: Value) -> Result<bool, RuntimeError> {
+pub(crate) fn compare(c: crate::op::Cmp, x: Value, y: Value) -> Result<bool, RuntimeError> {
     use crate::op::Cmp;
     Ok(match c {
         Cmp::Eq => x == y,
@@ -1015,7 +1052,7 @@ fn compare(c: crate::op::Cmp, x: Value, y: Value) -> Result<bool, RuntimeError> 
 }
 
 #[inline]
-fn cmp(a: Value, b: Value, f: impl Fn(std::cmp::Ordering) -> bool) -> Result<Value, RuntimeError> {
+pub(crate) fn cmp(a: Value, b: Value, f: impl Fn(std::cmp::Ordering) -> bool) -> Result<Value, RuntimeError> {
     let (x, y) = (as_int(a)?, as_int(b)?);
     Ok(Value::Bool(f(x.cmp(&y))))
 }

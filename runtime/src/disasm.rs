@@ -51,6 +51,14 @@ pub fn disassemble(p: &Program) -> String {
     out
 }
 
+/// Each function's instructions as `disasm` prints them (the native back end puts
+/// them beside the Rust they became).
+pub fn instruction_texts(p: &Program) -> Vec<Vec<String>> {
+    let board = Board::new(&p.map);
+    let d = Names { p, board: &board };
+    p.functions.iter().map(|f| f.code.iter().map(|op| d.op(op)).collect()).collect()
+}
+
 /// Names of a program's parts, for operands.
 struct Names<'a> {
     p: &'a Program,

@@ -91,8 +91,9 @@ pub fn program_hash(prog: &Program) -> u64 {
 }
 
 impl<'p> Vm<'p> {
-    /// Charge `n` steps for a straight run of instructions; false (nothing charged)
-    /// when the budget holds fewer: the caller hands over to [`Vm::native_resume`].
+    /// Charge `n` steps for a straight run of written-out instructions; false (nothing
+    /// charged) when the budget holds fewer: the caller hands over to
+    /// [`Vm::native_resume`].
     #[inline(always)]
     pub fn native_charge(&mut self, n: u64) -> bool {
         if self.budget >= n {
@@ -120,85 +121,172 @@ impl<'p> Vm<'p> {
         self.regs[base + r as usize] = v;
     }
 
-    /// Run instruction `at` of `f` as the interpreter does (its step already charged).
+    /// Run instruction `at` of `f` as the interpreter does, its step charged here; false
+    /// when the function stops there ([`Vm::native_stop`] has its result).
     #[inline(never)]
-    pub fn native_step(&mut self, f: FnId, at: usize, base: usize) -> Exec<Flow> {
-        let prog = self.prog;
-        let func = &prog.functions[f as usize];
-        self.step(f, func, at, base, func.code[at])
+    pub fn native_op(&mut self, f: FnId, at: usize, base: usize) -> bool {
+        match self.native_flow(f, at, base) {
+            Some(Flow::Next(_)) => true,
+            _ => false,
+        }
     }
 
-    /// An error at instruction `at` of `f`, located as the interpreter locates it; the
-    /// `refund` steps charged for the instructions after it are given back.
+    /// A branch instruction `at` of `f` decided as the interpreter decides it: the next
+    /// instruction, or `usize::MAX` when the function stops there ([`Vm::native_stop`]).
+    #[inline(never)]
+    pub fn native_branch(&mut self, f: FnId, at: usize, base: usize) -> usize {
+        match self.native_flow(f, at, base) {
+            Some(Flow::Next(pc)) => pc,
+            _ => usize::MAX,
+        }
+    }
+
+    #[inline(always)]
+    fn native_flow(&mut self, f: FnId, at: usize, base: usize) -> Option<Flow> {
+        let prog = self.prog;
+        let func = &prog.functions[f as usize];
+        if self.budget == 0 {
+            let e = RuntimeError::new("R0004", "step budget exhausted: the rules may loop forever");
+            self.native_out = Some(Err(self.located(f, at, e)));
+            return None;
+        }
+        self.budget -= 1;
+        match self.step(f, func, at, base, func.code[at]) {
+            Ok(Flow::Ret(v)) => {
+                self.native_out = Some(Ok(v));
+                None
+            }
+            Ok(next) => Some(next),
+            Err(h) => {
+                self.native_out = Some(Err(h));
+                None
+            }
+        }
+    }
+
+    /// What a function stopped by [`Vm::native_op`] or [`Vm::native_branch`] returns.
     #[cold]
-    pub fn native_fail(&mut self, f: FnId, at: usize, e: RuntimeError, refund: u64) -> Halt {
+    pub fn native_stop(&mut self) -> Exec<Value> {
+        self.native_out.take().unwrap_or(Ok(Value::Nil))
+    }
+
+    /// A written-out instruction `at` of `f` failed (a wrong operand, an overflow): the
+    /// interpreter's error for it, the `refund` steps charged for the instructions after
+    /// it given back. (The instruction has no effect, so the interpreter runs it again
+    /// to say what went wrong, exactly as a VM game would.)
+    #[cold]
+    #[inline(never)]
+    pub fn native_fail(&mut self, f: FnId, at: usize, base: usize, refund: u64) -> Halt {
         self.budget += refund;
-        self.located(f, at, e)
+        let prog = self.prog;
+        let func = &prog.functions[f as usize];
+        match self.step(f, func, at, base, func.code[at]) {
+            Err(h) => h,
+            Ok(_) => Halt::Error(RuntimeError::new(
+                "R0001",
+                format!(
+                    "internal: native code failed where the VM does not ({} instruction {at})",
+                    func.name
+                ),
+            )),
+        }
     }
 }
 
-/// The interpreter's arithmetic and comparisons, for generated code.
+/// The interpreter's arithmetic and comparisons for generated code: `None` where the
+/// interpreter reports an error (the caller then asks [`Vm::native_fail`] for it).
 pub mod ops {
     use super::*;
-    use crate::vm::{as_bool, as_int, cmp, compare, int2};
     pub use crate::op::Cmp;
 
     #[inline(always)]
-    pub fn add(a: Value, b: Value) -> Result<Value, RuntimeError> {
+    fn int2(a: Value, b: Value, f: impl Fn(i64, i64) -> Option<i64>) -> Option<Value> {
+        match (a, b) {
+            (Value::Int(x), Value::Int(y)) => f(x, y).map(Value::Int),
+            _ => None,
+        }
+    }
+    #[inline(always)]
+    fn ord(a: Value, b: Value, f: impl Fn(i64, i64) -> bool) -> Option<Value> {
+        match (a, b) {
+            (Value::Int(x), Value::Int(y)) => Some(Value::Bool(f(x, y))),
+            _ => None,
+        }
+    }
+    #[inline(always)]
+    pub fn add(a: Value, b: Value) -> Option<Value> {
         int2(a, b, i64::checked_add)
     }
     #[inline(always)]
-    pub fn sub(a: Value, b: Value) -> Result<Value, RuntimeError> {
+    pub fn sub(a: Value, b: Value) -> Option<Value> {
         int2(a, b, i64::checked_sub)
     }
     #[inline(always)]
-    pub fn add_k(a: Value, k: i32) -> Result<Value, RuntimeError> {
+    pub fn add_k(a: Value, k: i32) -> Option<Value> {
         int2(a, Value::Int(k as i64), i64::checked_add)
     }
     #[inline(always)]
-    pub fn mul(a: Value, b: Value) -> Result<Value, RuntimeError> {
+    pub fn mul(a: Value, b: Value) -> Option<Value> {
         int2(a, b, i64::checked_mul)
     }
     #[inline(always)]
-    pub fn div(a: Value, b: Value) -> Result<Value, RuntimeError> {
+    pub fn div(a: Value, b: Value) -> Option<Value> {
         int2(a, b, |x, y| if y == 0 { None } else { Some(x.div_euclid(y)) })
     }
     #[inline(always)]
-    pub fn rem(a: Value, b: Value) -> Result<Value, RuntimeError> {
+    pub fn rem(a: Value, b: Value) -> Option<Value> {
         int2(a, b, |x, y| if y == 0 { None } else { Some(x.rem_euclid(y)) })
     }
     #[inline(always)]
-    pub fn lt(a: Value, b: Value) -> Result<Value, RuntimeError> {
-        cmp(a, b, |o| o.is_lt())
+    pub fn lt(a: Value, b: Value) -> Option<Value> {
+        ord(a, b, |x, y| x < y)
     }
     #[inline(always)]
-    pub fn le(a: Value, b: Value) -> Result<Value, RuntimeError> {
-        cmp(a, b, |o| o.is_le())
+    pub fn le(a: Value, b: Value) -> Option<Value> {
+        ord(a, b, |x, y| x <= y)
     }
     #[inline(always)]
-    pub fn gt(a: Value, b: Value) -> Result<Value, RuntimeError> {
-        cmp(a, b, |o| o.is_gt())
+    pub fn gt(a: Value, b: Value) -> Option<Value> {
+        ord(a, b, |x, y| x > y)
     }
     #[inline(always)]
-    pub fn ge(a: Value, b: Value) -> Result<Value, RuntimeError> {
-        cmp(a, b, |o| o.is_ge())
+    pub fn ge(a: Value, b: Value) -> Option<Value> {
+        ord(a, b, |x, y| x >= y)
     }
     #[inline(always)]
-    pub fn neg(a: Value) -> Result<Value, RuntimeError> {
-        let x = as_int(a)?;
-        x.checked_neg().map(Value::Int).ok_or_else(crate::vm::overflow)
+    pub fn neg(a: Value) -> Option<Value> {
+        match a {
+            Value::Int(x) => x.checked_neg().map(Value::Int),
+            _ => None,
+        }
     }
     #[inline(always)]
-    pub fn not(a: Value) -> Result<Value, RuntimeError> {
-        Ok(Value::Bool(!as_bool(a)?))
+    pub fn not(a: Value) -> Option<Value> {
+        match a {
+            Value::Bool(x) => Some(Value::Bool(!x)),
+            _ => None,
+        }
     }
     #[inline(always)]
-    pub fn truth(a: Value) -> Result<bool, RuntimeError> {
-        as_bool(a)
+    pub fn truth(a: Value) -> Option<bool> {
+        a.as_bool()
     }
-    /// A fused comparison's test ([`crate::op::Op::BrCmp`]).
+    /// A fused comparison's test ([`crate::op::Op::BrCmp`]): equality of any values,
+    /// order of Ints.
     #[inline(always)]
-    pub fn test(c: Cmp, a: Value, b: Value) -> Result<bool, RuntimeError> {
-        compare(c, a, b)
+    pub fn test(c: Cmp, a: Value, b: Value) -> Option<bool> {
+        match c {
+            Cmp::Eq => Some(a == b),
+            Cmp::Ne => Some(a != b),
+            _ => match (a, b) {
+                (Value::Int(x), Value::Int(y)) => Some(match c {
+                    Cmp::Lt => x < y,
+                    Cmp::Le => x <= y,
+                    Cmp::Gt => x > y,
+                    _ => x >= y,
+                }),
+                _ => None,
+            },
+        }
     }
 }

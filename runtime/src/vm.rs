@@ -154,6 +154,8 @@ pub struct Vm<'p> {
     /// The rulebook compiled to Rust (`native.rs`): runs its functions in place of the
     /// interpreter, except while rules fired or a profile are counted.
     pub(crate) native: Option<&'static dyn crate::native::NativeCode>,
+    /// What a native function stopped by an instruction returns (`native.rs`).
+    pub(crate) native_out: Option<Exec<Value>>,
 }
 
 /// Rules fired: per paragraph, in how many calls of rulebook code (a procedure, `fn`,
@@ -247,6 +249,7 @@ impl<'p> Vm<'p> {
             replay: None,
             stop_at_turn: None,
             native: None,
+            native_out: None,
         }
         .with_occupancy()
     }
@@ -589,8 +592,7 @@ impl<'p> Vm<'p> {
             }
             Op::BrTest { test, x, y, k, to, when } => {
                 use crate::op::Test;
-                let bad =
-                    |b: &str, what: &str| RuntimeError::new("R0002", format!("{b}: expected {what}"));
+                let bad = |b: &str, what: &str| RuntimeError::new("R0002", format!("{b}: expected {what}"));
                 let holds = match (test, r!(x)) {
                     (Test::Crosses, Value::Hex(a)) => match r!(y) {
                         Value::Hex(b) => {
@@ -726,9 +728,7 @@ impl<'p> Vm<'p> {
                 let item = match r!(list) {
                     Value::List(l) => match self.lists.get(l as usize) {
                         Some(items) => items.get(i.max(0) as usize).copied(),
-                        None => {
-                            return Err(self.located(f, at, RuntimeError::new("R0002", "dangling list")))
-                        }
+                        None => return Err(self.located(f, at, RuntimeError::new("R0002", "dangling list"))),
                     },
                     other => {
                         return Err(self.located(
@@ -1003,7 +1003,7 @@ impl<'p> Vm<'p> {
 }
 
 #[cold]
-pub(crate) fn overflow() -> RuntimeError {
+fn overflow() -> RuntimeError {
     RuntimeError::new("R0005", "integer overflow or division by zero")
 }
 
@@ -1024,14 +1024,14 @@ pub(crate) fn as_bool(v: Value) -> Result<bool, RuntimeError> {
 }
 
 #[inline]
-pub(crate) fn int2(a: Value, b: Value, f: impl Fn(i64, i64) -> Option<i64>) -> Result<Value, RuntimeError> {
+fn int2(a: Value, b: Value, f: impl Fn(i64, i64) -> Option<i64>) -> Result<Value, RuntimeError> {
     let (x, y) = (as_int(a)?, as_int(b)?);
     f(x, y).map(Value::Int).ok_or_else(overflow)
 }
 
 /// A comparison of [`Op::BrCmp`]: equality of any values, order of Ints.
 #[inline(always)]
-pub(crate) fn compare(c: crate::op::Cmp, x: Value, y: Value) -> Result<bool, RuntimeError> {
+fn compare(c: crate::op::Cmp, x: Value, y: Value) -> Result<bool, RuntimeError> {
     use crate::op::Cmp;
     Ok(match c {
         Cmp::Eq => x == y,
@@ -1052,7 +1052,7 @@ pub(crate) fn compare(c: crate::op::Cmp, x: Value, y: Value) -> Result<bool, Run
 }
 
 #[inline]
-pub(crate) fn cmp(a: Value, b: Value, f: impl Fn(std::cmp::Ordering) -> bool) -> Result<Value, RuntimeError> {
+fn cmp(a: Value, b: Value, f: impl Fn(std::cmp::Ordering) -> bool) -> Result<Value, RuntimeError> {
     let (x, y) = (as_int(a)?, as_int(b)?);
     Ok(Value::Bool(f(x.cmp(&y))))
 }

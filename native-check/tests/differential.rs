@@ -1,0 +1,128 @@
+//! The native back end against the VM: every scenario of every bundled rulebook, the
+//! same seeds both ways (`KRIEGSSPIEL_DIFF_SEEDS`, 40 by default, what CI plays, is how many per
+//! scenario; odd seeds with heuristic agents on every side, even seeds random), and
+//! the logs must be byte-identical, with the same result and the same instruction,
+//! decision and roll counts.
+
+use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
+use kriegsspiel_runtime::native::Native;
+use std::path::Path;
+
+fn seeds() -> u64 {
+    std::env::var("KRIEGSSPIEL_DIFF_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(40)
+}
+
+fn differential(rulebook: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("rulebooks").join(rulebook);
+    let sources = kriegsspiel_compiler::load(&dir).expect("the rulebook loads");
+    let prog = kriegsspiel_compiler::compile(&sources).program.expect("the rulebook compiles");
+    let code = kriegsspiel_native_check::code(rulebook).expect("build.rs translated the rulebook");
+    let native = Native::for_program(code, &prog).expect("the code was generated from this program");
+    assert!(!prog.scenarios.is_empty(), "{rulebook} has scenarios");
+    let mut games = 0;
+    for scenario in &prog.scenarios {
+        for seed in 1..=seeds() {
+            let mut opts = GameOptions { scenario: scenario.id.clone(), seed, ..GameOptions::default() };
+            if seed % 2 == 1 {
+                for side in &prog.sides {
+                    opts.agents.insert(side.clone(), AgentKind::Heuristic);
+                }
+            }
+            let vm = play(&prog, &opts).expect("the VM plays");
+            opts.native = Some(native);
+            let nat = play(&prog, &opts).expect("the native code plays");
+            let (a, b) = (vm.log.text(), nat.log.text());
+            if a != b {
+                let line = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(0);
+                panic!(
+                    "{rulebook} {} seed {seed}: the logs differ at line {}\nVM:     {}\nnative: {}",
+                    scenario.id,
+                    line + 1,
+                    a.lines().nth(line).unwrap_or("(end)"),
+                    b.lines().nth(line).unwrap_or("(end)")
+                );
+            }
+            assert_eq!(
+                format!("{:?}", vm.result),
+                format!("{:?}", nat.result),
+                "{rulebook} {} seed {seed}",
+                scenario.id
+            );
+            assert_eq!(
+                (vm.stats.instructions, vm.stats.decisions, vm.stats.rolls),
+                (nat.stats.instructions, nat.stats.decisions, nat.stats.rolls),
+                "{rulebook} {} seed {seed}: instructions, decisions, rolls",
+                scenario.id
+            );
+            assert!(vm.log.text().lines().count() > 2, "{rulebook} {}: a game was logged", scenario.id);
+            games += 1;
+        }
+    }
+    eprintln!("{rulebook}: {games} games, native and VM logs identical");
+}
+
+#[test]
+fn blocks_and_cards() {
+    differential("blocks-and-cards");
+}
+
+#[test]
+fn frederick_the_great() {
+    differential("frederick-the-great");
+}
+
+#[test]
+fn napoleon_at_the_crossroads() {
+    differential("napoleon-at-the-crossroads");
+}
+
+#[test]
+fn peter_the_great() {
+    differential("peter-the-great");
+}
+
+#[test]
+fn river_road() {
+    differential("river-road");
+}
+
+#[test]
+fn sport_of_kings() {
+    differential("sport-of-kings");
+}
+
+#[test]
+fn torgau() {
+    differential("torgau");
+}
+
+/// A budget that runs out mid-game stops both back ends at the same instruction.
+#[test]
+fn an_exhausted_budget_stops_both_at_the_same_instruction() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rulebooks/peter-the-great");
+    let sources = kriegsspiel_compiler::load(&dir).expect("loads");
+    let prog = kriegsspiel_compiler::compile(&sources).program.expect("compiles");
+    let native = Native::for_program(kriegsspiel_native_check::code("peter-the-great").expect("code"), &prog)
+        .expect("same program");
+    for budget in [1, 7, 1_000, 33_333, 250_001] {
+        let mut opts = GameOptions { scenario: "14.4".into(), seed: 3, budget, ..GameOptions::default() };
+        let vm = play(&prog, &opts).expect("plays");
+        opts.native = Some(native);
+        let nat = play(&prog, &opts).expect("plays");
+        let err = vm.result.as_ref().err().map(|e| e.code.to_string());
+        assert_eq!(err.as_deref(), Some("R0004"), "budget {budget} runs out");
+        assert_eq!(vm.log.text(), nat.log.text(), "budget {budget}");
+        assert_eq!(vm.stats.instructions, nat.stats.instructions, "budget {budget}");
+    }
+}
+
+/// Code generated from one program is refused for another.
+#[test]
+fn code_for_another_program_is_refused() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rulebooks/river-road");
+    let sources = kriegsspiel_compiler::load(&dir).expect("loads");
+    let prog = kriegsspiel_compiler::compile(&sources).program.expect("compiles");
+    let other = kriegsspiel_native_check::code("peter-the-great").expect("code");
+    let err = Native::for_program(other, &prog).expect_err("another program's code");
+    assert!(err.contains("another program"), "{err}");
+}

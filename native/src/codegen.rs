@@ -1,0 +1,382 @@
+//! Bytecode to Rust: one Rust function per compiled function.
+//!
+//! A function's instructions are cut into basic blocks (a block starts at instruction 0,
+//! at every jump target and after every branch); a block is one arm of a `match` on the
+//! program counter inside a `loop`, and falls through or jumps by setting `pc`. Within a
+//! block, arithmetic, comparisons, moves, constants, branches and returns are written out
+//! in Rust; every other instruction calls `Machine::native_step`, the interpreter's own
+//! code for it. Budget: each straight run of instructions, ending at the first one that
+//! goes through `native_step` (which may call rulebook code), is charged at once before
+//! it starts; see `kriegsspiel_runtime::native`.
+
+use kriegsspiel_runtime::op::{Cmp, Op};
+use kriegsspiel_runtime::program::{FnKind, Function, Program};
+use kriegsspiel_runtime::value::Value;
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// The generated module: `pub static CODE: Code`, implementing `NativeCode`.
+pub fn generate(prog: &Program, rulebook: &str) -> String {
+    let hash = kriegsspiel_runtime::native::program_hash(prog);
+    let texts = kriegsspiel_runtime::disasm::instruction_texts(prog);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "//! {} compiled to Rust by `kriegsspiel build` from {}.",
+        prog.title,
+        comment(rulebook)
+    );
+    let _ = writeln!(
+        out,
+        "//! Generated: do not edit; rebuild instead. Each function is a function of the rulebook's\n\
+         //! `.ks` source, its instructions (as `kriegsspiel disasm` prints them) in comments beside\n\
+         //! the Rust they became, and the paragraph each comes from.\n"
+    );
+    out.push_str(PRELUDE);
+    let _ = writeln!(out, "\n/// {} functions of program {hash:#018x}.", prog.functions.len());
+    out.push_str("pub struct Code;\n\npub static CODE: Code = Code;\n\n");
+    out.push_str("impl NativeCode for Code {\n");
+    let _ = writeln!(out, "    fn program_hash(&self) -> u64 {{\n        {hash:#018x}\n    }}\n");
+    out.push_str("    fn run(&self, m: &mut Machine<'_>, f: FnId, base: usize) -> Option<Exec<Value>> {\n");
+    out.push_str("        Some(match f {\n");
+    for (i, func) in prog.functions.iter().enumerate() {
+        let _ = writeln!(out, "            {i} => {}(m, base),", fn_name(i, func));
+    }
+    out.push_str("            _ => return None,\n        })\n    }\n}\n");
+    for (i, func) in prog.functions.iter().enumerate() {
+        out.push('\n');
+        function(&mut out, prog, i, func, &texts[i]);
+    }
+    out
+}
+
+/// What every generated module starts with.
+const PRELUDE: &str = r#"#![allow(unused_mut, unused_variables, unreachable_code, clippy::all)]
+
+use kriegsspiel_runtime::native::ops::{self, Cmp};
+use kriegsspiel_runtime::native::{Exec, Machine, NativeCode};
+use kriegsspiel_runtime::program::FnId;
+use kriegsspiel_runtime::Value;
+
+/// The value, or the interpreter's error for instruction `$at`, giving back the `$rest`
+/// steps charged for the written-out instructions after it.
+macro_rules! tri {
+    ($m:ident, $b:ident, $at:expr, $rest:expr, $e:expr) => {
+        match $e {
+            Some(v) => v,
+            None => return Err($m.native_fail(F, $at, $b, $rest)),
+        }
+    };
+}
+
+/// Charge a straight run of `$n` written-out instructions, or hand over to the
+/// interpreter at `$at`.
+macro_rules! charge {
+    ($m:ident, $b:ident, $at:expr, $n:expr) => {
+        if !$m.native_charge($n) {
+            return $m.native_resume(F, $b, $at);
+        }
+    };
+}
+
+/// Instruction `$at` as the interpreter runs it (it charges its own step).
+macro_rules! op {
+    ($m:ident, $b:ident, $at:expr) => {
+        if !$m.native_op(F, $at, $b) {
+            return $m.native_stop();
+        }
+    };
+}
+
+/// Branch instruction `$at` as the interpreter decides it: on to the instruction it names.
+macro_rules! branch {
+    ($m:ident, $b:ident, $at:expr, $pc:ident) => {
+        match $m.native_branch(F, $at, $b) {
+            usize::MAX => return $m.native_stop(),
+            next => $pc = next,
+        }
+    };
+}
+"#;
+
+fn comment(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
+}
+
+/// A Rust identifier for function `i`.
+fn fn_name(i: usize, func: &Function) -> String {
+    let mut s = format!("f{i}_");
+    for c in func.name.chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c.to_ascii_lowercase());
+        } else if !s.ends_with('_') {
+            s.push('_');
+        }
+    }
+    s.trim_end_matches('_').to_string()
+}
+
+/// Where an instruction may send control: its jump target.
+fn target(op: &Op) -> Option<u32> {
+    Some(match *op {
+        Op::Jump { to }
+        | Op::JumpIf { to, .. }
+        | Op::JumpIfNot { to, .. }
+        | Op::BrCmp { to, .. }
+        | Op::BrCmpK { to, .. }
+        | Op::BrStatic { to, .. }
+        | Op::BrTest { to, .. }
+        | Op::BrClass { to, .. }
+        | Op::BrMarker { to, .. } => to,
+        Op::IterNext { done, .. }
+        | Op::IterAt { done, .. }
+        | Op::IterStart { done, .. }
+        | Op::IterAtStart { done, .. } => done,
+        Op::IterNextBack { body, .. } | Op::IterAtBack { body, .. } => body,
+        _ => return None,
+    })
+}
+
+/// Written out in Rust (everything else goes through `native_step`).
+fn native(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Const { .. }
+            | Op::Mov { .. }
+            | Op::Add { .. }
+            | Op::Sub { .. }
+            | Op::AddK { .. }
+            | Op::Mul { .. }
+            | Op::Div { .. }
+            | Op::Rem { .. }
+            | Op::Eq { .. }
+            | Op::Ne { .. }
+            | Op::Lt { .. }
+            | Op::Le { .. }
+            | Op::Gt { .. }
+            | Op::Ge { .. }
+            | Op::Neg { .. }
+            | Op::Not { .. }
+            | Op::Jump { .. }
+            | Op::JumpIf { .. }
+            | Op::JumpIfNot { .. }
+            | Op::BrCmp { .. }
+            | Op::BrCmpK { .. }
+            | Op::Ret { .. }
+            | Op::RetNil
+    )
+}
+
+/// Ends its block: control may go elsewhere than the next instruction.
+fn ends_block(op: &Op) -> bool {
+    target(op).is_some() || matches!(op, Op::Ret { .. } | Op::RetNil)
+}
+
+fn kind(k: FnKind) -> String {
+    format!("{k:?}").to_lowercase()
+}
+
+fn function(out: &mut String, prog: &Program, i: usize, func: &Function, texts: &[String]) {
+    let code = &func.code;
+    let n = code.len();
+    let params: Vec<String> = (0..func.params).map(|r| format!("r{r}")).collect();
+    let _ = writeln!(
+        out,
+        "/// `{}({})`: {}, §{}; {} instructions, {} registers.",
+        comment(&func.name),
+        params.join(", "),
+        kind(func.kind),
+        comment(prog.para(func.para)),
+        n,
+        func.slots
+    );
+    let _ = writeln!(out, "fn {}(m: &mut Machine<'_>, b: usize) -> Exec<Value> {{", fn_name(i, func));
+    let _ = writeln!(out, "    const F: FnId = {i};");
+    // Block leaders.
+    let mut leaders = BTreeSet::new();
+    leaders.insert(0usize);
+    for (at, op) in code.iter().enumerate() {
+        if let Some(t) = target(op) {
+            leaders.insert(t as usize);
+        }
+        if ends_block(op) {
+            leaders.insert(at + 1);
+        }
+    }
+    let starts: Vec<usize> = leaders.iter().copied().filter(|&s| s < n).collect();
+    if n == 0 {
+        out.push_str("    Ok(Value::Nil)\n}\n");
+        return;
+    }
+    // A function of one block needs no dispatch loop.
+    let single = starts.len() == 1 && !code.iter().any(|op| target(op).is_some());
+    let ind = if single { "    " } else { "                " };
+    if !single {
+        out.push_str("    let mut pc: usize = 0;\n    loop {\n        match pc {\n");
+    }
+    let mut last_para = u16::MAX;
+    for (bi, &start) in starts.iter().enumerate() {
+        let end = starts.get(bi + 1).copied().unwrap_or(n);
+        if !single {
+            let _ = writeln!(out, "            {start} => {{");
+        }
+        let mut at = start;
+        let mut open_seg_end = start; // written-out instructions before this are charged
+        while at < end {
+            if native(&code[at]) && at >= open_seg_end {
+                // A straight run of written-out instructions, charged at once.
+                let mut e = at;
+                while e < end && native(&code[e]) {
+                    e += 1;
+                }
+                let _ = writeln!(out, "{ind}charge!(m, b, {at}, {});", e - at);
+                open_seg_end = e;
+            }
+            let para = func.paras.get(at).copied().unwrap_or(func.para);
+            if para != last_para {
+                let _ = writeln!(out, "{ind}// §{}", comment(prog.para(para)));
+                last_para = para;
+            }
+            let rest = open_seg_end.saturating_sub(at + 1) as u64;
+            let text = texts.get(at).map(|t| comment(t)).unwrap_or_default();
+            let _ = writeln!(out, "{ind}// {at}: {text}");
+            instruction(out, prog, ind, at, rest, &code[at], single);
+            at += 1;
+        }
+        let last = &code[end - 1];
+        if !single && !matches!(last, Op::Jump { .. } | Op::Ret { .. } | Op::RetNil) {
+            if target(last).is_some() && !native(last) {
+                // The interpreter's branch decided: `pc` is set.
+            } else {
+                let _ = writeln!(out, "{ind}pc = {end};");
+            }
+        }
+        if !single {
+            out.push_str("            }\n");
+        }
+    }
+    if single {
+        if !matches!(code[n - 1], Op::Ret { .. } | Op::RetNil) {
+            out.push_str("    Ok(Value::Nil)\n");
+        }
+        out.push_str("}\n");
+    } else {
+        out.push_str("            _ => return Ok(Value::Nil),\n        }\n    }\n}\n");
+    }
+}
+
+fn value(v: Value) -> String {
+    format!("Value::{v:?}")
+}
+
+fn cmp(c: Cmp) -> &'static str {
+    match c {
+        Cmp::Eq => "Cmp::Eq",
+        Cmp::Ne => "Cmp::Ne",
+        Cmp::Lt => "Cmp::Lt",
+        Cmp::Le => "Cmp::Le",
+        Cmp::Gt => "Cmp::Gt",
+        Cmp::Ge => "Cmp::Ge",
+    }
+}
+
+fn instruction(out: &mut String, prog: &Program, ind: &str, at: usize, rest: u64, op: &Op, single: bool) {
+    let get = |r: u16| format!("m.native_get(b, {r})");
+    let bin = |out: &mut String, f: &str, dst: u16, a: u16, x: u16| {
+        let _ = writeln!(
+            out,
+            "{ind}let v = tri!(m, b, {at}, {rest}, ops::{f}({}, {}));\n{ind}m.native_set(b, {dst}, v);",
+            get(a),
+            get(x)
+        );
+    };
+    match *op {
+        Op::Const { dst, k } => {
+            if let Some(&v) = prog.consts.get(k as usize) {
+                let _ = writeln!(out, "{ind}m.native_set(b, {dst}, {});", value(v));
+            }
+        }
+        Op::Mov { dst, src } => {
+            let _ = writeln!(out, "{ind}m.native_set(b, {dst}, {});", get(src));
+        }
+        Op::Add { dst, a, b } => bin(out, "add", dst, a, b),
+        Op::Sub { dst, a, b } => bin(out, "sub", dst, a, b),
+        Op::Mul { dst, a, b } => bin(out, "mul", dst, a, b),
+        Op::Div { dst, a, b } => bin(out, "div", dst, a, b),
+        Op::Rem { dst, a, b } => bin(out, "rem", dst, a, b),
+        Op::Lt { dst, a, b } => bin(out, "lt", dst, a, b),
+        Op::Le { dst, a, b } => bin(out, "le", dst, a, b),
+        Op::Gt { dst, a, b } => bin(out, "gt", dst, a, b),
+        Op::Ge { dst, a, b } => bin(out, "ge", dst, a, b),
+        Op::AddK { dst, a, k } => {
+            let _ = writeln!(
+                out,
+                "{ind}let v = tri!(m, b, {at}, {rest}, ops::add_k({}, {k}));\n{ind}m.native_set(b, {dst}, v);",
+                get(a)
+            );
+        }
+        Op::Eq { dst, a, b } | Op::Ne { dst, a, b } => {
+            let eq = if matches!(op, Op::Eq { .. }) { "==" } else { "!=" };
+            let _ = writeln!(
+                out,
+                "{ind}let v = Value::Bool({} {eq} {});\n{ind}m.native_set(b, {dst}, v);",
+                get(a),
+                get(b)
+            );
+        }
+        Op::Neg { dst, a } | Op::Not { dst, a } => {
+            let f = if matches!(op, Op::Neg { .. }) { "neg" } else { "not" };
+            let _ = writeln!(
+                out,
+                "{ind}let v = tri!(m, b, {at}, {rest}, ops::{f}({}));\n{ind}m.native_set(b, {dst}, v);",
+                get(a)
+            );
+        }
+        Op::Jump { to } => {
+            let _ = writeln!(out, "{ind}pc = {to};\n{ind}continue;");
+        }
+        Op::JumpIf { cond, to } | Op::JumpIfNot { cond, to } => {
+            let not = if matches!(op, Op::JumpIf { .. }) { "" } else { "!" };
+            let _ = writeln!(
+                out,
+                "{ind}if {not}tri!(m, b, {at}, {rest}, ops::truth({})) {{\n{ind}    pc = {to};\n{ind}    continue;\n{ind}}}",
+                get(cond)
+            );
+        }
+        Op::BrCmp { cmp: c, a, b, to, when } => {
+            let not = if when { "" } else { "!" };
+            let _ = writeln!(
+                out,
+                "{ind}if {not}tri!(m, b, {at}, {rest}, ops::test({}, {}, {})) {{\n{ind}    pc = {to};\n{ind}    continue;\n{ind}}}",
+                cmp(c),
+                get(a),
+                get(b)
+            );
+        }
+        Op::BrCmpK { cmp: c, a, k, to, when } => {
+            let not = if when { "" } else { "!" };
+            let y = prog.consts.get(k as usize).copied().unwrap_or(Value::Nil);
+            let _ = writeln!(
+                out,
+                "{ind}if {not}tri!(m, b, {at}, {rest}, ops::test({}, {}, {})) {{\n{ind}    pc = {to};\n{ind}    continue;\n{ind}}}",
+                cmp(c),
+                get(a),
+                value(y)
+            );
+        }
+        Op::Ret { src } => {
+            let _ = writeln!(out, "{ind}return Ok({});", get(src));
+        }
+        Op::RetNil => {
+            let _ = writeln!(out, "{ind}return Ok(Value::Nil);");
+        }
+        _ if target(op).is_some() => {
+            // A branch the interpreter decides: where it goes is the next block.
+            debug_assert!(!single);
+            let _ = writeln!(out, "{ind}branch!(m, b, {at}, pc);");
+        }
+        _ => {
+            let _ = writeln!(out, "{ind}op!(m, b, {at});");
+        }
+    }
+}

@@ -43,7 +43,12 @@ pub(crate) fn cmd_compare(prog_b: &Program, base_b: GameOptions, n: u64, a: &Run
             Err(code) => return code,
         }
     };
-    let base_a = GameOptions { rulings: Default::default(), options: Default::default(), ..base_b.clone() };
+    let base_a = GameOptions {
+        rulings: Default::default(),
+        options: Default::default(),
+        native: crate::native::built_in_for(prog_a),
+        ..base_b.clone()
+    };
     let dir = |name: &str| a.log.as_ref().map(|d| d.join(name));
     let batch_a = match play_batch(prog_a, &base_a, n, a, dir("defaults").as_deref(), " (defaults)", ui) {
         Ok(b) => b,

@@ -64,6 +64,11 @@ pub(crate) struct RunArgs {
     /// Do not check the rulebook's invariants (faster; a game that keeps them plays the same).
     #[arg(long)]
     pub no_invariants: bool,
+    /// Play with the rulebook compiled to Rust (docs/native.md): built once with cargo and
+    /// cached by the program's hash; the same log as the VM's. Without a Rust toolchain
+    /// it says so (W0010) and plays with the VM.
+    #[arg(long)]
+    pub native: bool,
     /// Write the log as this side saw it: other sides' hidden values, hands and sealed
     /// choices before their reveal taken out (the full log is the referee's record).
     #[arg(long, value_name = "SIDE")]
@@ -202,7 +207,19 @@ pub(crate) fn cmd_run(a: RunArgs, ui: Ui) -> u8 {
         say!("error[E0703]: {e}");
         return 2;
     }
+    // A natively built binary plays its own program natively; `--native` finds or builds
+    // that binary and hands the run to it.
+    let native = if a.native {
+        match crate::native::run_native(&prog, &a.rulebook, &a.options, ui) {
+            crate::native::Plan::Here(n) => Some(n),
+            crate::native::Plan::Vm => None,
+            crate::native::Plan::Ran(code) => return code,
+        }
+    } else {
+        crate::native::built_in_for(&prog)
+    };
     let base = GameOptions {
+        native,
         scenario: a.scenario.clone(),
         seed: a.seed,
         agents,

@@ -125,10 +125,7 @@ impl<'p> Vm<'p> {
     /// when the function stops there ([`Vm::native_stop`] has its result).
     #[inline(never)]
     pub fn native_op(&mut self, f: FnId, at: usize, base: usize) -> bool {
-        match self.native_flow(f, at, base) {
-            Some(Flow::Next(_)) => true,
-            _ => false,
-        }
+        matches!(self.native_flow(f, at, base), Some(Flow::Next(_)))
     }
 
     /// A branch instruction `at` of `f` decided as the interpreter decides it: the next

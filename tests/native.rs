@@ -1,0 +1,126 @@
+//! The native back end on the command line (issue 17, docs/native.md): `build` writes
+//! the crate, `run --native` finds the cached binary and hands the run to it, and
+//! without a toolchain it says so (W0010) and plays the same game with the VM. That the
+//! generated code plays as the VM does is `native-check/tests/differential.rs`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn ks(args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kriegsspiel"));
+    c.args(args).current_dir(root());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ks-native-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+const PETER: &str = "rulebooks/peter-the-great";
+
+/// The program hash `build` wrote into the crate's package name.
+fn crate_hash(dir: &Path) -> String {
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("Cargo.toml written");
+    let at = manifest.find("name = \"kriegsspiel-native-").expect("package named for the program") + 27;
+    manifest[at..at + 16].to_string()
+}
+
+#[test]
+fn build_writes_a_crate_named_for_the_program_with_readable_rules() {
+    let dir = scratch("build");
+    let out = dir.join("peter");
+    let o = ks(&["build", PETER, "-o", out.to_str().unwrap()], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let hash = crate_hash(&out);
+    assert!(hash.chars().all(|c| c.is_ascii_hexdigit()), "{hash}");
+    assert!(stderr(&o).contains(&format!("0x{hash}")), "{}", stderr(&o));
+    let manifest = std::fs::read_to_string(out.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("[workspace]") && manifest.contains("[profile.release]"), "{manifest}");
+    assert!(out.join("Cargo.lock").is_file());
+    let main = std::fs::read_to_string(out.join("src/main.rs")).unwrap();
+    assert!(main.contains("kriegsspiel::native_main(&rules::CODE)"), "{main}");
+    let rules = std::fs::read_to_string(out.join("src/rules.rs")).unwrap();
+    assert!(rules.contains("impl NativeCode for Code"));
+    assert!(rules.contains(&format!("0x{hash}")), "the code carries the program hash");
+    // A rule's function is recognisable: the CRT's paragraph in a comment.
+    assert!(rules.contains("§7.1.2"), "paragraph comments");
+    assert!(!rules.contains("unsafe"), "no unsafe in generated code");
+    // Another program, another crate.
+    let other = dir.join("other");
+    let o = ks(&["build", "rulebooks/frederick-the-great", "-o", other.to_str().unwrap()], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ne!(crate_hash(&other), hash);
+}
+
+#[test]
+fn build_refuses_missing_sources_and_a_file_as_the_directory() {
+    let dir = scratch("refuse");
+    let o = ks(&["build", PETER, "-o", dir.join("x").to_str().unwrap()], &[("KRIEGSSPIEL_SOURCE", &dir)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("error[E0707]"), "{}", stderr(&o));
+    let file = dir.join("file");
+    std::fs::write(&file, "x").unwrap();
+    let o = ks(&["build", PETER, "-o", file.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("error[E0702]"), "{}", stderr(&o));
+}
+
+/// No toolchain: a warning, then the VM plays the very game `run` plays without
+/// `--native`.
+#[test]
+fn without_cargo_run_native_warns_and_plays_the_same_game_with_the_vm() {
+    let dir = scratch("nocargo");
+    let cargo = dir.join("no-such-cargo");
+    let args = ["run", PETER, "--scenario", "14.4", "--seed", "3", "--format", "jsonl"];
+    let vm = ks(&args, &[]);
+    assert!(vm.status.success(), "{}", stderr(&vm));
+    let mut with = args.to_vec();
+    with.push("--native");
+    let o = ks(&with, &[("KRIEGSSPIEL_CARGO", &cargo), ("KRIEGSSPIEL_CACHE", &dir)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning[W0010]"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no Rust toolchain"), "{}", stderr(&o));
+    assert!(!vm.stdout.is_empty());
+    assert_eq!(o.stdout, vm.stdout, "the same log");
+}
+
+/// A binary in the cache under the program's hash is run with the same arguments less
+/// `--native`, and its exit code is `run`'s (a stand-in script records what it got).
+#[cfg(unix)]
+#[test]
+fn run_native_hands_the_run_to_the_cached_binary() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("cached");
+    let krate = dir.join("crate");
+    let o = ks(&["build", PETER, "-o", krate.to_str().unwrap()], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let hash = crate_hash(&krate);
+    let cache = dir.join("cache");
+    let slot = cache.join("native").join(&hash);
+    std::fs::create_dir_all(&slot).unwrap();
+    let exe = slot.join("kriegsspiel-native");
+    std::fs::write(&exe, "#!/bin/sh\necho \"stand-in: $*\"\nexit 3\n").unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = ks(
+        &["run", PETER, "--native", "--scenario", "14.4", "--games", "2"],
+        &[("KRIEGSSPIEL_CACHE", &cache), ("KRIEGSSPIEL_CARGO", &dir.join("no-such-cargo"))],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.trim(), format!("stand-in: run {PETER} --scenario 14.4 --games 2"));
+    assert!(!stderr(&o).contains("W0010"), "{}", stderr(&o));
+}

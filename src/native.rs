@@ -124,11 +124,12 @@ pub(crate) fn run_native(prog: &Program, rulebook: &Path, options: &[String], ui
         Ok(d) => d.join("native"),
         Err(e) => return fallback(e),
     };
-    let exe = cache
-        .join(format!("{hash:016x}"))
-        .join(format!("kriegsspiel-native{}", std::env::consts::EXE_SUFFIX));
+    // Keyed by the program and by this binary: a rebuilt kriegsspiel (another runtime,
+    // another code generator) builds the rulebook again.
+    let slot = cache.join(format!("{hash:016x}-{:016x}", self_fingerprint()));
+    let exe = slot.join(format!("kriegsspiel-native{}", std::env::consts::EXE_SUFFIX));
     if !exe.is_file() {
-        if let Err(why) = build_binary(prog, hash, &cache, &exe, rulebook, options, ui) {
+        if let Err(why) = build_binary(prog, hash, &slot, &cache, &exe, rulebook, options, ui) {
             return fallback(why);
         }
     }
@@ -139,11 +140,32 @@ pub(crate) fn run_native(prog: &Program, rulebook: &Path, options: &[String], ui
     }
 }
 
-/// Write the crate under `cache` and build it with cargo (`KRIEGSSPIEL_CARGO`, else
+/// A fingerprint of this executable (its size and modification time): the cache keeps
+/// one binary per program and kriegsspiel build.
+fn self_fingerprint() -> u64 {
+    let meta = std::env::current_exe().and_then(std::fs::metadata);
+    let (len, nanos) = match meta {
+        Ok(m) => {
+            let t = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+            (m.len(), t.map(|d| d.as_nanos()).unwrap_or(0))
+        }
+        Err(_) => (0, 0),
+    };
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in len.to_le_bytes().into_iter().chain(nanos.to_le_bytes()) {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Write the crate into `dir` and build it with cargo (`KRIEGSSPIEL_CARGO`, else
 /// `cargo`) into the cache's shared target directory, then move the binary to `exe`.
+#[allow(clippy::too_many_arguments)]
 fn build_binary(
     prog: &Program,
     hash: u64,
+    dir: &Path,
     cache: &Path,
     exe: &Path,
     rulebook: &Path,
@@ -151,7 +173,6 @@ fn build_binary(
     ui: Ui,
 ) -> Result<(), String> {
     let root = source_dir()?;
-    let dir = cache.join(format!("{hash:016x}"));
     let krate = dir.join("crate");
     let spec = kriegsspiel_native::CrateSpec {
         rulebook: rulebook.display().to_string(),

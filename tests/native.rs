@@ -105,20 +105,29 @@ fn without_cargo_run_native_warns_and_plays_the_same_game_with_the_vm() {
 fn run_native_hands_the_run_to_the_cached_binary() {
     use std::os::unix::fs::PermissionsExt;
     let dir = scratch("cached");
+    let cache = dir.join("cache");
+    let no_cargo = dir.join("no-such-cargo");
+    let env = [("KRIEGSSPIEL_CACHE", cache.as_path()), ("KRIEGSSPIEL_CARGO", no_cargo.as_path())];
+    // Without cargo the first run names its cache slot, then falls back to the VM.
+    let o = ks(&["run", PETER, "--native", "--scenario", "14.4", "--format", "jsonl"], &env);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let slot =
+        PathBuf::from(err.split("cached in ").nth(1).and_then(|r| r.lines().next()).expect("the slot named"));
     let krate = dir.join("crate");
     let o = ks(&["build", PETER, "-o", krate.to_str().unwrap()], &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let hash = crate_hash(&krate);
-    let cache = dir.join("cache");
-    let slot = cache.join("native").join(&hash);
+    let name = slot.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+    assert!(
+        name.starts_with(&format!("{}-", crate_hash(&krate))),
+        "the slot is keyed by the program: {name}"
+    );
+    assert!(slot.starts_with(cache.join("native")), "{}", slot.display());
     std::fs::create_dir_all(&slot).unwrap();
     let exe = slot.join("kriegsspiel-native");
     std::fs::write(&exe, "#!/bin/sh\necho \"stand-in: $*\"\nexit 3\n").unwrap();
     std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let o = ks(
-        &["run", PETER, "--native", "--scenario", "14.4", "--games", "2"],
-        &[("KRIEGSSPIEL_CACHE", &cache), ("KRIEGSSPIEL_CARGO", &dir.join("no-such-cargo"))],
-    );
+    let o = ks(&["run", PETER, "--native", "--scenario", "14.4", "--games", "2"], &env);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(out.trim(), format!("stand-in: run {PETER} --scenario 14.4 --games 2"));

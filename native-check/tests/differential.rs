@@ -2,7 +2,8 @@
 //! same seeds both ways (`KRIEGSSPIEL_DIFF_SEEDS`, 40 by default, what CI plays, is how many per
 //! scenario; odd seeds with heuristic agents on every side, even seeds random), and
 //! the logs must be byte-identical, with the same result and the same instruction,
-//! decision and roll counts.
+//! decision and roll counts, and (on half the seeds, counted as `run --games` counts
+//! them) the same rules fired.
 
 use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
 use kriegsspiel_runtime::native::Native;
@@ -22,7 +23,10 @@ fn differential(rulebook: &str) {
     let mut games = 0;
     for scenario in &prog.scenarios {
         for seed in 1..=seeds() {
-            let mut opts = GameOptions { scenario: scenario.id.clone(), seed, ..GameOptions::default() };
+            // Rules fired (what `run --games` counts) on half the seeds of each kind.
+            let rules_fired = seed % 4 >= 2;
+            let mut opts =
+                GameOptions { scenario: scenario.id.clone(), seed, rules_fired, ..GameOptions::default() };
             if seed % 2 == 1 {
                 for side in &prog.sides {
                     opts.agents.insert(side.clone(), AgentKind::Heuristic);
@@ -54,6 +58,14 @@ fn differential(rulebook: &str) {
                 "{rulebook} {} seed {seed}: instructions, decisions, rolls",
                 scenario.id
             );
+            assert_eq!(vm.fired, nat.fired, "{rulebook} {} seed {seed}: rules fired", scenario.id);
+            if rules_fired {
+                assert!(
+                    vm.fired.iter().any(|&n| n > 0),
+                    "{rulebook} {}: rules fired were counted",
+                    scenario.id
+                );
+            }
             assert!(vm.log.text().lines().count() > 2, "{rulebook} {}: a game was logged", scenario.id);
             games += 1;
         }

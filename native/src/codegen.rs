@@ -70,11 +70,11 @@ macro_rules! tri {
 }
 
 /// Charge a straight run of `$n` written-out instructions, or hand over to the
-/// interpreter at `$at`.
+/// interpreter at `$at` (the same call `$c`, last paragraph `$lp`, for rules fired).
 macro_rules! charge {
-    ($m:ident, $b:ident, $at:expr, $n:expr) => {
+    ($m:ident, $b:ident, $c:ident, $lp:ident, $at:expr, $n:expr) => {
         if !$m.native_charge($n) {
-            return $m.native_resume(F, $b, $at);
+            return $m.native_resume(F, $b, $at, $c, $lp);
         }
     };
 }
@@ -192,6 +192,8 @@ fn function(out: &mut String, prog: &Program, i: usize, func: &Function, texts: 
     );
     let _ = writeln!(out, "fn {}(m: &mut Machine<'_>, b: usize) -> Exec<Value> {{", fn_name(i, func));
     let _ = writeln!(out, "    const F: FnId = {i};");
+    // This call's id for rules fired (what the interpreter counts per call).
+    let _ = writeln!(out, "    let c = m.native_call();\n    let mut lp = u16::MAX;");
     // Block leaders.
     let mut leaders = BTreeSet::new();
     leaders.insert(0usize);
@@ -221,6 +223,7 @@ fn function(out: &mut String, prog: &Program, i: usize, func: &Function, texts: 
             let _ = writeln!(out, "            {start} => {{");
         }
         let mut at = start;
+        let mut fired_para = u16::MAX;
         let mut open_seg_end = start; // written-out instructions before this are charged
         while at < end {
             if native(&code[at]) && at >= open_seg_end {
@@ -229,13 +232,19 @@ fn function(out: &mut String, prog: &Program, i: usize, func: &Function, texts: 
                 while e < end && native(&code[e]) {
                     e += 1;
                 }
-                let _ = writeln!(out, "{ind}charge!(m, b, {at}, {});", e - at);
+                let _ = writeln!(out, "{ind}charge!(m, b, c, lp, {at}, {});", e - at);
                 open_seg_end = e;
             }
             let para = func.paras.get(at).copied().unwrap_or(func.para);
             if para != last_para {
                 let _ = writeln!(out, "{ind}// §{}", comment(prog.para(para)));
                 last_para = para;
+            }
+            // Rules fired: the paragraph counted before its first instruction in the
+            // block runs, as the interpreter counts it (once per call).
+            if para != fired_para {
+                let _ = writeln!(out, "{ind}m.native_fired(c, &mut lp, {para});");
+                fired_para = para;
             }
             let rest = open_seg_end.saturating_sub(at + 1) as u64;
             let text = texts.get(at).map(|t| comment(t)).unwrap_or_default();

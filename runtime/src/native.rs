@@ -22,7 +22,7 @@
 //! are per-instruction measurements of the interpreter.
 
 use crate::error::RuntimeError;
-use crate::program::{FnId, Program};
+use crate::program::{FnId, ParaId, Program};
 use crate::value::Value;
 use crate::vm::Vm;
 
@@ -104,10 +104,29 @@ impl<'p> Vm<'p> {
         }
     }
 
-    /// Go on interpreting `f` from instruction `pc` (the registers are shared).
+    /// Go on interpreting `f` from instruction `pc` (the registers are shared), as the
+    /// same call `call`, whose last paragraph counted was `last`, for rules fired.
     #[cold]
-    pub fn native_resume(&mut self, f: FnId, base: usize, pc: usize) -> Exec<Value> {
-        self.run_from(f, base, pc)
+    pub fn native_resume(&mut self, f: FnId, base: usize, pc: usize, call: u64, last: ParaId) -> Exec<Value> {
+        self.run_from(f, base, pc, Some((call, last)))
+    }
+
+    /// The rules-fired id of a call of a native function (0 when rules fired are not
+    /// counted), as the interpreter takes one for each call it runs.
+    #[inline(always)]
+    pub fn native_call(&mut self) -> u64 {
+        self.new_call_id()
+    }
+
+    /// Paragraph `p`'s code is about to run in call `call` whose last paragraph run was
+    /// `*last` (rules fired, counted as the interpreter counts them: when the paragraph
+    /// changes, once per call; nothing when they are not counted).
+    #[inline(always)]
+    pub fn native_fired(&mut self, call: u64, last: &mut ParaId, p: ParaId) {
+        if self.fired.is_some() && *last != p {
+            *last = p;
+            self.fire(call, p);
+        }
     }
 
     /// Register `r` of the frame at `base`.

@@ -152,7 +152,7 @@ pub struct Vm<'p> {
     /// (`search:N:H`, `Halt::Horizon`).
     pub(crate) stop_at_turn: Option<i64>,
     /// The rulebook compiled to Rust (`native.rs`): runs its functions in place of the
-    /// interpreter, except while rules fired or a profile are counted.
+    /// interpreter, except while a profile is counted.
     pub(crate) native: Option<&'static dyn crate::native::NativeCode>,
     /// What a native function stopped by an instruction returns (`native.rs`).
     pub(crate) native_out: Option<Exec<Value>>,
@@ -376,7 +376,7 @@ impl<'p> Vm<'p> {
                 e.2 += inclusive.saturating_sub(children);
             }
             r
-        } else if let (Some(code), None) = (self.native, &self.fired) {
+        } else if let Some(code) = self.native {
             match code.run(self, f, base) {
                 Some(r) => r,
                 None => self.run(f, base),
@@ -456,39 +456,63 @@ impl<'p> Vm<'p> {
     }
 
     fn run(&mut self, f: FnId, base: usize) -> Exec<Value> {
-        self.run_from(f, base, 0)
+        self.run_from(f, base, 0, None)
     }
 
-    /// Interpret `f` from instruction `pc` on, its frame at `base` (from 0: a call; a
-    /// native function hands over here when its budget runs short, see `native.rs`).
-    pub(crate) fn run_from(&mut self, f: FnId, base: usize, mut pc: usize) -> Exec<Value> {
-        let prog = self.prog;
-        let func = &prog.functions[f as usize];
-        let code = &func.code[..];
-        // Rules fired: this call's id and the paragraph of its last instruction run.
-        let call_id = match self.fired.as_mut() {
+    /// A new call of rulebook code for rules fired (0 when they are not counted).
+    #[inline(always)]
+    pub(crate) fn new_call_id(&mut self) -> u64 {
+        match self.fired.as_mut() {
             Some(fd) => {
                 fd.calls += 1;
                 fd.calls
             }
             None => 0,
+        }
+    }
+
+    /// Count paragraph `p` as fired in call `call_id` (once per call).
+    #[inline(always)]
+    pub(crate) fn fire(&mut self, call_id: u64, p: ParaId) {
+        if let Some(fd) = self.fired.as_mut() {
+            if let Some(stamp) = fd.stamps.get_mut(p as usize) {
+                if *stamp != call_id {
+                    *stamp = call_id;
+                    fd.counts[p as usize] += 1;
+                }
+            }
+        }
+    }
+
+    /// Interpret `f` from instruction `pc` on, its frame at `base` (from 0: a call; a
+    /// native function hands over here when its budget runs short, see `native.rs`).
+    /// `call`: the rules-fired id of the call and the last paragraph it counted, when
+    /// native code hands it over (a new call otherwise).
+    pub(crate) fn run_from(
+        &mut self,
+        f: FnId,
+        base: usize,
+        mut pc: usize,
+        call: Option<(u64, ParaId)>,
+    ) -> Exec<Value> {
+        let prog = self.prog;
+        let func = &prog.functions[f as usize];
+        let code = &func.code[..];
+        // Rules fired: this call's id and the paragraph of its last instruction run.
+        let (call_id, mut last_para) = match call {
+            Some(c) => c,
+            None => (self.new_call_id(), ParaId::MAX),
         };
-        let mut last_para = ParaId::MAX;
         loop {
             let Some(&op) = code.get(pc) else {
                 return Ok(Value::Nil);
             };
             let at = pc;
-            if let Some(fd) = self.fired.as_mut() {
+            if self.fired.is_some() {
                 let p = func.paras.get(at).copied().unwrap_or(func.para);
                 if p != last_para {
                     last_para = p;
-                    if let Some(stamp) = fd.stamps.get_mut(p as usize) {
-                        if *stamp != call_id {
-                            *stamp = call_id;
-                            fd.counts[p as usize] += 1;
-                        }
-                    }
+                    self.fire(call_id, p);
                 }
             }
             if self.budget == 0 {

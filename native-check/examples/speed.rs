@@ -1,6 +1,7 @@
 //! Games per second on the VM and on the native code of a bundled rulebook:
-//! `cargo run --release -p kriegsspiel-native-check --example speed -- RULEBOOK SCENARIO [GAMES]`
-//! (random agents on every side, seeds 1..=GAMES, logs off; one thread).
+//! `cargo run --release -p kriegsspiel-native-check --example speed -- RULEBOOK SCENARIO [GAMES] [vm|native]`
+//! (random agents on every side, seeds 1..=GAMES, logs off; one thread; both back ends
+//! twice, alternating, unless one is named, for a profile of it alone).
 
 use kriegsspiel_runtime::game::{play, GameOptions};
 use kriegsspiel_runtime::native::Native;
@@ -34,7 +35,11 @@ fn main() {
             std::process::exit(1);
         }
     };
+    let only = args.get(4).map(String::as_str);
     for (name, n) in [("vm", None), ("native", Some(native)), ("vm", None), ("native", Some(native))] {
+        if only.is_some_and(|o| o != name) {
+            continue;
+        }
         let start = Instant::now();
         let mut instructions = 0;
         for seed in 1..=games {

@@ -4,12 +4,15 @@
 //! at every jump target and after every branch); a block is one arm of a `match` on the
 //! program counter inside a `loop`, and falls through or jumps by setting `pc`. Within a
 //! block, arithmetic, comparisons, moves, constants, branches and returns are written out
-//! in Rust; every other instruction calls `Machine::native_step`, the interpreter's own
-//! code for it. Budget: each straight run of instructions, ending at the first one that
-//! goes through `native_step` (which may call rulebook code), is charged at once before
-//! it starts; see `kriegsspiel_runtime::native`.
+//! in Rust; the hot instructions known at build time (loops, fields, classes, markers,
+//! fused tests, built-ins) call the interpreter's own method for each with their operands
+//! as constants; a call of another rulebook function is a direct Rust call when it opens
+//! no modifier trace; every other instruction goes through `Machine::native_op`, the
+//! interpreter's `step`. Budget: each straight run of written-out instructions is charged
+//! at once before it starts, every other instruction charges its own step; see
+//! `kriegsspiel_runtime::native`.
 
-use kriegsspiel_runtime::op::{Cmp, Op};
+use kriegsspiel_runtime::op::{Cmp, Field, Op};
 use kriegsspiel_runtime::program::{FnKind, Function, Program};
 use kriegsspiel_runtime::value::Value;
 use std::collections::BTreeSet;
@@ -51,10 +54,10 @@ pub fn generate(prog: &Program, rulebook: &str) -> String {
 }
 
 /// What every generated module starts with.
-const PRELUDE: &str = r#"#![allow(unused_mut, unused_variables, unreachable_code, clippy::all)]
+const PRELUDE: &str = r#"#![allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, clippy::all)]
 
 use kriegsspiel_runtime::native::ops::{self, Cmp};
-use kriegsspiel_runtime::native::{Exec, Machine, NativeCode};
+use kriegsspiel_runtime::native::{Builtin, Exec, Field, Machine, NativeCode, Static, Test};
 use kriegsspiel_runtime::program::FnId;
 use kriegsspiel_runtime::Value;
 
@@ -84,6 +87,16 @@ macro_rules! op {
     ($m:ident, $b:ident, $at:expr) => {
         if !$m.native_op(F, $at, $b) {
             return $m.native_stop();
+        }
+    };
+}
+
+/// An instruction's value, or the function stops.
+macro_rules! get {
+    ($m:ident, $e:expr) => {
+        match $e {
+            Some(v) => v,
+            None => return $m.native_stop(),
         }
     };
 }
@@ -379,6 +392,97 @@ fn instruction(out: &mut String, prog: &Program, ind: &str, at: usize, rest: u64
         Op::RetNil => {
             let _ = writeln!(out, "{ind}return Ok(Value::Nil);");
         }
+        // The hot instructions through the interpreter's method for each.
+        Op::IterNext { list: l, idx: x, dst: d, done: to }
+        | Op::IterStart { list: l, idx: x, dst: d, done: to }
+        | Op::IterAt { hex: l, idx: x, dst: d, done: to }
+        | Op::IterAtStart { hex: l, idx: x, dst: d, done: to } => {
+            let f = if matches!(op, Op::IterNext { .. } | Op::IterStart { .. }) { "iter" } else { "iter_at" };
+            let start = matches!(op, Op::IterStart { .. } | Op::IterAtStart { .. });
+            let call = format!("m.native_{f}(F, {at}, b, ({l}, {x}, {d}), {start})");
+            branch_on(out, ind, &call, at + 1, to as usize);
+        }
+        Op::IterNextBack { list: l, idx: x, dst: d, body }
+        | Op::IterAtBack { hex: l, idx: x, dst: d, body } => {
+            let f = if matches!(op, Op::IterNextBack { .. }) { "iter" } else { "iter_at" };
+            let call = format!("m.native_{f}(F, {at}, b, ({l}, {x}, {d}), false)");
+            branch_on(out, ind, &call, body as usize, at + 1);
+        }
+        Op::BrTest { test, x, y, k, to, when } => {
+            let call = format!("m.native_test(F, {at}, b, (Test::{test:?}, {x}, {y}, {k}))");
+            branch_when(out, ind, &call, when, to as usize, at + 1);
+        }
+        Op::BrStatic { what, a, b: v, to, when } => {
+            let call = format!("m.native_static(F, {at}, Static::{what:?}, {a}, {v})");
+            branch_when(out, ind, &call, when, to as usize, at + 1);
+        }
+        Op::BrClass { u, class, to, when } => {
+            let call = format!("m.native_is_class(F, {at}, b, {u}, {class})");
+            branch_when(out, ind, &call, when, to as usize, at + 1);
+        }
+        Op::BrMarker { obj, marker, to, when } => {
+            let call = format!("m.native_has_marker(F, {at}, b, {obj}, {marker})");
+            branch_when(out, ind, &call, when, to as usize, at + 1);
+        }
+        Op::IsClass { dst, u, class } => {
+            let _ = writeln!(
+                out,
+                "{ind}let v = get!(m, m.native_is_class(F, {at}, b, {u}, {class}));\n{ind}m.native_set(b, {dst}, Value::Bool(v));"
+            );
+        }
+        Op::HasMarker { dst, obj, marker } => {
+            let _ = writeln!(
+                out,
+                "{ind}let v = get!(m, m.native_has_marker(F, {at}, b, {obj}, {marker}));\n{ind}m.native_set(b, {dst}, Value::Bool(v));"
+            );
+        }
+        Op::Field { dst, obj, field: Field::Side } => {
+            let _ = writeln!(
+                out,
+                "{ind}let v = get!(m, m.native_side(F, {at}, b, {obj}));\n{ind}m.native_set(b, {dst}, v);"
+            );
+        }
+        Op::Field {
+            dst,
+            obj,
+            field: field @ (Field::Rating(_) | Field::Hex | Field::Steps | Field::OnMap),
+        } => {
+            let _ = writeln!(
+                out,
+                "{ind}let v = get!(m, m.native_unit_field(F, {at}, b, {obj}, Field::{field:?}));\n{ind}m.native_set(b, {dst}, v);"
+            );
+        }
+        // A direct call of another generated function when `invoke` would do no more
+        // than enter and leave the frame (no modifier trace to open); else `invoke`.
+        Op::Call { f: g, args, argc, dst, trace } => {
+            let invoke = format!("get!(m, m.native_invoke(F, {at}, b, ({g}, {args}, {argc}, {trace})))");
+            match prog.functions.get(g as usize) {
+                Some(callee) => {
+                    let name = fn_name(g as usize, callee);
+                    let mods = callee.modifiers.is_some();
+                    let _ = writeln!(
+                        out,
+                        "{ind}let v = if m.native_plain_call({trace}, {mods}) {{\n\
+                         {ind}    let k = get!(m, m.native_enter(F, {at}, b, ({g}, {args}, {argc})));\n\
+                         {ind}    let r = {name}(m, k.base());\n\
+                         {ind}    get!(m, m.native_leave(k, r))\n\
+                         {ind}}} else {{\n\
+                         {ind}    {invoke}\n\
+                         {ind}}};\n\
+                         {ind}m.native_set(b, {dst}, v);"
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "{ind}let v = {invoke};\n{ind}m.native_set(b, {dst}, v);");
+                }
+            }
+        }
+        Op::Builtin { b: bi, dst, a, argc } => {
+            let _ = writeln!(
+                out,
+                "{ind}if !m.native_builtin(F, {at}, b, (Builtin::{bi:?}, {dst}, {a:?}, {argc})) {{\n{ind}    return m.native_stop();\n{ind}}}"
+            );
+        }
         _ if target(op).is_some() => {
             // A branch the interpreter decides: where it goes is the next block.
             debug_assert!(!single);
@@ -388,4 +492,18 @@ fn instruction(out: &mut String, prog: &Program, ind: &str, at: usize, rest: u64
             let _ = writeln!(out, "{ind}op!(m, b, {at});");
         }
     }
+}
+
+/// A branch on an instruction's `Option<bool>`: to `yes` or `no`, or the function stops.
+fn branch_on(out: &mut String, ind: &str, call: &str, yes: usize, no: usize) {
+    let _ = writeln!(
+        out,
+        "{ind}match {call} {{\n{ind}    Some(true) => pc = {yes},\n{ind}    Some(false) => pc = {no},\n{ind}    None => return m.native_stop(),\n{ind}}}"
+    );
+}
+
+/// A fused branch: to `to` when the test's value is `when`, else to `next`.
+fn branch_when(out: &mut String, ind: &str, call: &str, when: bool, to: usize, next: usize) {
+    let (yes, no) = if when { (to, next) } else { (next, to) };
+    branch_on(out, ind, call, yes, no);
 }

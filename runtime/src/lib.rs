@@ -11,6 +11,7 @@ pub mod dice;
 pub mod disasm;
 mod effects;
 mod facing;
+mod instr;
 /// The bit of a unit's facing that marks a vertex facing (see `State`).
 pub const FACING_VERTEX: u8 = facing::VERTEX;
 pub mod error;

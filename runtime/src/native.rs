@@ -18,15 +18,19 @@
 //! back the steps of the instructions after it ([`Machine::native_fail`]). The
 //! instruction count of a game is therefore the same on both back ends.
 //!
-//! Native code is not used while a run counts rules fired or profiles functions: those
-//! are per-instruction measurements of the interpreter.
+//! The hot instructions (loops, unit fields, classes, markers, fused tests, calls and
+//! built-ins) are known when the code is generated: generated code calls the
+//! interpreter's own method for each (`instr.rs`) without `step`'s dispatch.
+//!
+//! Native code is not used while a run profiles functions (a per-instruction
+//! measurement of the interpreter); rules fired it counts as the interpreter does.
 
 use crate::error::RuntimeError;
 use crate::program::{FnId, ParaId, Program};
 use crate::value::Value;
 use crate::vm::Vm;
 
-pub use crate::op::Reg;
+pub use crate::op::{Builtin, Field, Reg, Static, Test};
 pub use crate::vm::{Exec, Flow, Halt, Vm as Machine};
 
 /// A rulebook compiled to Rust: what `kriegsspiel build` generates.
@@ -76,6 +80,20 @@ impl Native {
 
 fn shape(prog: &Program) -> (usize, usize) {
     (prog.functions.len(), prog.functions.iter().map(|f| f.code.len()).sum())
+}
+
+/// A call entered by native code ([`Vm::native_enter`]).
+pub struct NativeFrame {
+    base: usize,
+    mark: usize,
+}
+
+impl NativeFrame {
+    /// Where the callee's registers start.
+    #[inline(always)]
+    pub fn base(&self) -> usize {
+        self.base
+    }
 }
 
 /// A stable hash of a compiled program (64-bit FNV-1a over its JSON form): native
@@ -178,6 +196,225 @@ impl<'p> Vm<'p> {
                 None
             }
         }
+    }
+
+    /// Charge instruction `at`'s step, or stop there with R0004 as the interpreter does.
+    #[inline(always)]
+    fn native_tick(&mut self, f: FnId, at: usize) -> bool {
+        if self.budget == 0 {
+            let e = RuntimeError::new("R0004", "step budget exhausted: the rules may loop forever");
+            self.native_out = Some(Err(self.located(f, at, e)));
+            return false;
+        }
+        self.budget -= 1;
+        true
+    }
+
+    /// The instruction's result, or `None` with the function's outcome kept for
+    /// [`Vm::native_stop`].
+    #[inline(always)]
+    fn native_keep<T>(&mut self, r: Exec<T>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(h) => {
+                self.native_out = Some(Err(h));
+                None
+            }
+        }
+    }
+
+    // The instructions below are known when the code is generated: each runs the
+    // interpreter's own code for it (`instr.rs`) without `step`'s dispatch, its step
+    // charged here. `None` (or false): the function stops ([`Vm::native_stop`]).
+    // They are inlined into generated code in optimised builds without debug
+    // assertions (release, `run --native`) and called in test builds, where inlining
+    // them into every rulebook's code at once costs more compile time than it saves.
+
+    /// `IterNext`/`IterStart`/`IterNextBack` at `at`: whether an element was taken.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_iter(
+        &mut self,
+        f: FnId,
+        at: usize,
+        base: usize,
+        regs: (Reg, Reg, Reg),
+        start: bool,
+    ) -> Option<bool> {
+        if !self.native_tick(f, at) {
+            return None;
+        }
+        let r = self.op_iter_list(f, at, base, regs, start);
+        self.native_keep(r)
+    }
+
+    /// `IterAt`/`IterAtStart`/`IterAtBack` at `at`: whether a unit was taken.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_iter_at(
+        &mut self,
+        f: FnId,
+        at: usize,
+        base: usize,
+        regs: (Reg, Reg, Reg),
+        start: bool,
+    ) -> Option<bool> {
+        if !self.native_tick(f, at) {
+            return None;
+        }
+        let r = self.op_iter_at(f, at, base, regs, start);
+        self.native_keep(r)
+    }
+
+    /// `BrTest`'s test at `at`.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_test(&mut self, f: FnId, at: usize, base: usize, t: (Test, Reg, Reg, u16)) -> Option<bool> {
+        if !self.native_tick(f, at) {
+            return None;
+        }
+        let prog = self.prog;
+        let r = self.op_test(f, &prog.functions[f as usize], at, base, t);
+        self.native_keep(r)
+    }
+
+    /// `BrStatic`'s predicate at `at`.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_static(&mut self, f: FnId, at: usize, what: Static, a: u16, b: u16) -> Option<bool> {
+        if !self.native_tick(f, at) {
+            return None;
+        }
+        Some(self.op_static(what, a, b))
+    }
+
+    /// `IsClass`/`BrClass` at `at`.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_is_class(&mut self, f: FnId, at: usize, base: usize, u: Reg, class: u8) -> Option<bool> {
+        if !self.native_tick(f, at) {
+            return None;
+        }
+        let r = self.op_is_class(f, at, base, u, class);
+        self.native_keep(r)
+    }
+
+    /// `HasMarker`/`BrMarker` at `at`.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_has_marker(
+        &mut self,
+        f: FnId,
+        at: usize,
+        base: usize,
+        obj: Reg,
+        marker: u16,
+    ) -> Option<bool> {
+        if !self.native_tick(f, at) {
+            return None;
+        }
+        Some(self.op_has_marker(base, obj, marker))
+    }
+
+    /// `Field` of `side` at `at`.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_side(&mut self, f: FnId, at: usize, base: usize, obj: Reg) -> Option<Value> {
+        if !self.native_tick(f, at) {
+            return None;
+        }
+        let r = self.op_side(f, at, base, obj);
+        self.native_keep(r)
+    }
+
+    /// `Field` of a rating, `hex`, `steps` or `on_map` at `at`.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_unit_field(
+        &mut self,
+        f: FnId,
+        at: usize,
+        base: usize,
+        obj: Reg,
+        field: Field,
+    ) -> Option<Value> {
+        if !self.native_tick(f, at) {
+            return None;
+        }
+        let r = self.op_unit_field(f, at, base, obj, field);
+        self.native_keep(r)
+    }
+
+    /// `Call` at `at`: the callee's value.
+    #[inline(never)]
+    pub fn native_invoke(
+        &mut self,
+        f: FnId,
+        at: usize,
+        base: usize,
+        call: (FnId, Reg, u16, bool),
+    ) -> Option<Value> {
+        if !self.native_tick(f, at) {
+            return None;
+        }
+        let prog = self.prog;
+        let r = self.op_call(&prog.functions[f as usize], at, base, call);
+        self.native_keep(r)
+    }
+
+    /// Whether a `Call` (its `trace` flag; `modifiers`: the callee is a modifier set)
+    /// opens no modifier trace now, so that [`Vm::invoke`] would do no more than enter
+    /// and leave the callee's frame: native code may then call it directly
+    /// ([`Vm::native_enter`]). (With the log off, as in batch runs, no call traces.)
+    #[inline(always)]
+    pub fn native_plain_call(&self, trace: bool, modifiers: bool) -> bool {
+        if self.tracing {
+            !modifiers
+        } else {
+            !(trace && self.log.enabled())
+        }
+    }
+
+    /// The start of a direct call from native code to native function `g` (a `Call`
+    /// at `at` for which [`Vm::native_plain_call`] holds): its step charged and its
+    /// frame entered, as `invoke` enters it. The
+    /// caller runs `g`'s generated function at the frame's base ([`NativeFrame::base`])
+    /// and ends the call with [`Vm::native_leave`]. Native code runs only while the
+    /// machine has it and does not profile, so `invoke` would run `g` natively too.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_enter(
+        &mut self,
+        f: FnId,
+        at: usize,
+        base: usize,
+        (g, args, argc): (FnId, Reg, u16),
+    ) -> Option<NativeFrame> {
+        if !self.native_tick(f, at) {
+            return None;
+        }
+        let prog = self.prog;
+        let r = match prog.functions.get(g as usize) {
+            Some(func) => self.enter(g, func, base + args as usize, argc as usize),
+            None => Err(RuntimeError::new("R0001", format!("no function #{g}")).into()),
+        };
+        self.native_keep(r).map(|(base, mark)| NativeFrame { base, mark })
+    }
+
+    /// The end of a direct call ([`Vm::native_enter`]) that returned `r`: the callee's
+    /// value, as [`Vm::invoke`] gives it back.
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_leave(&mut self, call: NativeFrame, r: Exec<Value>) -> Option<Value> {
+        let r = self.leave(call.base, call.mark, r);
+        self.native_keep(r)
+    }
+
+    /// `Builtin` at `at` (its result written to its register).
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_builtin(
+        &mut self,
+        f: FnId,
+        at: usize,
+        base: usize,
+        op: (Builtin, Reg, [Reg; 5], u8),
+    ) -> bool {
+        if !self.native_tick(f, at) {
+            return false;
+        }
+        let prog = self.prog;
+        let r = self.op_builtin(f, &prog.functions[f as usize], at, base, op);
+        self.native_keep(r).is_some()
     }
 
     /// What a function stopped by [`Vm::native_op`] or [`Vm::native_branch`] returns.

@@ -316,40 +316,14 @@ impl<'p> Vm<'p> {
 
     /// Run `f` with its `argc` arguments already at `regs[args..]`; the frame starts at
     /// `top` (arguments are copied into it).
-    fn invoke(&mut self, f: FnId, args: usize, argc: usize) -> Exec<Value> {
+    pub(crate) fn invoke(&mut self, f: FnId, args: usize, argc: usize) -> Exec<Value> {
         let prog = self.prog;
         let func = match prog.functions.get(f as usize) {
             Some(func) => func,
             None => return Err(RuntimeError::new("R0001", format!("no function #{f}")).into()),
         };
-        if self.depth >= MAX_DEPTH {
-            return Err(self.located(
-                f,
-                0,
-                RuntimeError::new("R0003", "call depth limit reached (recursive rules?)"),
-            ));
-        }
-        // The frame is the `slots` registers above the top. They are not cleared: the
-        // compiler writes every register before reading it, so a frame never sees the
-        // values of an earlier one, and hot hooks skip initialising large frames.
-        let base = self.top;
-        let need = base + func.slots as usize;
-        if self.regs.len() < need {
-            self.regs.resize(need, Value::Nil);
-        }
+        let (base, mark) = self.enter(f, func, args, argc)?;
         let n = argc.min(func.slots as usize);
-        self.regs.copy_within(args..args + n, base);
-        // Under debug assertions (tests) the rest of the frame is cleared: bytecode that
-        // reads a register before writing it (only corrupted bytecode can) then reads
-        // nothing, the same every time, and the memo's recompute check stays meaningful.
-        #[cfg(debug_assertions)]
-        for r in &mut self.regs[base + n..need] {
-            *r = Value::Nil;
-        }
-        self.top = need;
-        let mark = self.lists.len();
-        self.depth += 1;
-        self.frames.push((f, base));
         let traced = self.tracing && func.modifiers.is_some();
         let (traced_args, traced_at): (Vec<Value>, ParaId) = if traced {
             self.mod_open.push((self.depth, Vec::new()));
@@ -390,10 +364,57 @@ impl<'p> Vm<'p> {
                 self.log_modifiers(f, &traced_args, traced_at, &applied, *v);
             }
         }
+        self.leave(base, mark, result)
+    }
+
+    /// A call's frame: the `slots` registers above the top, the arguments copied from
+    /// `args`; its base and the list watermark [`Vm::leave`] frees down to.
+    #[inline(always)]
+    pub(crate) fn enter(
+        &mut self,
+        f: FnId,
+        func: &Function,
+        args: usize,
+        argc: usize,
+    ) -> Exec<(usize, usize)> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.located(
+                f,
+                0,
+                RuntimeError::new("R0003", "call depth limit reached (recursive rules?)"),
+            ));
+        }
+        // The frame is the `slots` registers above the top. They are not cleared: the
+        // compiler writes every register before reading it, so a frame never sees the
+        // values of an earlier one, and hot hooks skip initialising large frames.
+        let base = self.top;
+        let need = base + func.slots as usize;
+        if self.regs.len() < need {
+            self.regs.resize(need, Value::Nil);
+        }
+        let n = argc.min(func.slots as usize);
+        self.regs.copy_within(args..args + n, base);
+        // Under debug assertions (tests) the rest of the frame is cleared: bytecode that
+        // reads a register before writing it (only corrupted bytecode can) then reads
+        // nothing, the same every time, and the memo's recompute check stays meaningful.
+        #[cfg(debug_assertions)]
+        for r in &mut self.regs[base + n..need] {
+            *r = Value::Nil;
+        }
+        self.top = need;
+        let mark = self.lists.len();
+        self.depth += 1;
+        self.frames.push((f, base));
+        Ok((base, mark))
+    }
+
+    /// The end of a call entered at `base` with list watermark `mark`: the frame popped
+    /// and the lists it made freed, keeping a returned list alive.
+    #[inline(always)]
+    pub(crate) fn leave(&mut self, base: usize, mark: usize, result: Exec<Value>) -> Exec<Value> {
         self.depth -= 1;
         self.frames.pop();
         self.top = base;
-        // Free lists made by this call, keeping a returned list alive.
         match result {
             // Only corrupted bytecode can return a list that does not exist.
             Ok(Value::List(l)) if l as usize >= self.lists.len() => {
@@ -615,111 +636,27 @@ impl<'p> Vm<'p> {
                 }
             }
             Op::BrTest { test, x, y, k, to, when } => {
-                use crate::op::Test;
-                let bad = |b: &str, what: &str| RuntimeError::new("R0002", format!("{b}: expected {what}"));
-                let holds = match (test, r!(x)) {
-                    (Test::Crosses, Value::Hex(a)) => match r!(y) {
-                        Value::Hex(b) => {
-                            let mask = Board::side_mask(&prog.map, &self.board, a, b);
-                            k < 32 && mask & (1 << k) != 0
-                        }
-                        _ => return Err(self.located(f, at, bad("Crosses", "a hex"))),
-                    },
-                    (Test::InRegion, Value::Hex(h)) => match prog.map.regions.get(k as usize) {
-                        Some(region) => region.hexes.binary_search(&h).is_ok(),
-                        None => return Err(self.located(f, at, bad("InRegion", "a region"))),
-                    },
-                    (Test::OccupiedBy, Value::Hex(h)) => match r!(y) {
-                        Value::Side(s) => {
-                            if self.rec.active {
-                                self.rec.hex(h, crate::memo::side_layer(s), &self.board);
-                            }
-                            self.occ
-                                .get(h as usize)
-                                .map(|v| v.iter().any(|&u| self.state.units[u as usize].side == s))
-                                .unwrap_or(false)
-                        }
-                        _ => return Err(self.located(f, at, bad("OccupiedBy", "a side"))),
-                    },
-                    (Test::InEzoc, Value::Hex(h)) => match r!(y) {
-                        Value::Side(s) => {
-                            self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
-                            match self.in_ezoc(h, s) {
-                                Ok(b) => b,
-                                Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
-                                Err(end) => return Err(end),
-                            }
-                        }
-                        _ => return Err(self.located(f, at, bad("InEzoc", "a side"))),
-                    },
-                    (t, _) => return Err(self.located(f, at, bad(&format!("{t:?}"), "a hex"))),
-                };
-                if holds == when {
+                if self.op_test(f, func, at, base, (test, x, y, k))? == when {
                     pc = to as usize;
                 }
             }
             Op::BrStatic { what, a, b, to, when } => {
-                let holds = match what {
-                    crate::op::Static::Flag => self.flags.get(a as usize).copied().unwrap_or(false),
-                    crate::op::Static::Optional => self.options.get(a as usize).copied().unwrap_or(false),
-                    crate::op::Static::Ruling => {
-                        if let Some(r) = self.rulings_read.get_mut(a as usize) {
-                            *r = true;
-                        }
-                        self.rulings.get(a as usize).copied() == Some(b as usize)
-                    }
-                };
-                if holds == when {
+                if self.op_static(what, a, b) == when {
                     pc = to as usize;
                 }
             }
             Op::BrClass { u, class, to, when } => {
-                let holds = match r!(u) {
-                    Value::Unit(u) if self.view.is_some() && prog.hidden_type.is_some() => {
-                        match self.hidden_class(u, class) {
-                            Some(v) => v?,
-                            None => prog.unit_has_class(u, self.face_of(u), class),
-                        }
-                    }
-                    Value::Unit(u) => prog.unit_has_class(u, self.face_of(u), class),
-                    other => {
-                        return Err(self.located(
-                            f,
-                            at,
-                            RuntimeError::new("R0002", format!("expected a unit, found {other:?}")),
-                        ))
-                    }
-                };
-                if holds == when {
+                if self.op_is_class(f, at, base, u, class)? == when {
                     pc = to as usize;
                 }
             }
             Op::BrMarker { obj, marker, to, when } => {
-                if self.rec.active {
-                    self.note_marker(r!(obj), marker);
-                }
-                let bit = 1u64 << (marker as u64 % 64);
-                let v = match r!(obj) {
-                    Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
-                    Value::Hex(h) => self.state.hex_markers.get(h as usize).map(|m| m & bit != 0),
-                    Value::Side(s) => self.state.side_markers.get(s as usize).map(|m| m & bit != 0),
-                    _ => None,
-                };
-                if v.unwrap_or(false) == when {
+                if self.op_has_marker(base, obj, marker) == when {
                     pc = to as usize;
                 }
             }
             Op::Call { f: g, args, argc, dst, trace } => {
-                let v = if trace && !self.tracing && self.log.enabled() {
-                    self.tracing = true;
-                    self.trace_at = func.paras.get(at).copied().unwrap_or(func.para);
-                    let v = self.invoke(g, base + args as usize, argc as usize);
-                    self.tracing = false;
-                    v?
-                } else {
-                    self.invoke(g, base + args as usize, argc as usize)?
-                };
-                r!(dst) = v;
+                r!(dst) = self.op_call(func, at, base, (g, args, argc, trace))?;
             }
             Op::ModApplied { line, amt } => {
                 if let Some((depth, lines)) = self.mod_open.last_mut() {
@@ -732,165 +669,37 @@ impl<'p> Vm<'p> {
             // Hot list and unit queries are handled here rather than in `exec_effect`.
             // Loop steps: forward ones jump out when done, rotated ones (`Back`) jump
             // back to the body while elements remain.
-            Op::IterNext { list, idx, dst, done: to }
-            | Op::IterNextBack { list, idx, dst, body: to }
-            | Op::IterStart { list, idx, dst, done: to } => {
-                let back = matches!(op, Op::IterNextBack { .. });
-                let i = match op {
-                    Op::IterStart { .. } => 0,
-                    _ => match r!(idx) {
-                        Value::Int(i) => i,
-                        other => {
-                            return Err(self.located(
-                                f,
-                                at,
-                                RuntimeError::new("R0002", format!("bad index {other:?}")),
-                            ))
-                        }
-                    },
-                };
-                let item = match r!(list) {
-                    Value::List(l) => match self.lists.get(l as usize) {
-                        Some(items) => items.get(i.max(0) as usize).copied(),
-                        None => return Err(self.located(f, at, RuntimeError::new("R0002", "dangling list"))),
-                    },
-                    other => {
-                        return Err(self.located(
-                            f,
-                            at,
-                            RuntimeError::new("R0002", format!("expected a list, found {other:?}")),
-                        ))
-                    }
-                };
-                match item {
-                    Some(x) if i >= 0 => {
-                        r!(dst) = x;
-                        r!(idx) = Value::Int(i + 1);
-                        if back {
-                            pc = to as usize;
-                        }
-                    }
-                    _ => {
-                        if !back {
-                            pc = to as usize;
-                        }
-                    }
+            Op::IterNext { list, idx, dst, done: to } | Op::IterStart { list, idx, dst, done: to } => {
+                if !self.op_iter_list(f, at, base, (list, idx, dst), matches!(op, Op::IterStart { .. }))? {
+                    pc = to as usize;
                 }
             }
-            Op::IterAt { hex, idx, dst, done: to }
-            | Op::IterAtBack { hex, idx, dst, body: to }
-            | Op::IterAtStart { hex, idx, dst, done: to } => {
-                let back = matches!(op, Op::IterAtBack { .. });
-                let h = match r!(hex) {
-                    Value::Hex(h) => h,
-                    _ => {
-                        let e = RuntimeError::new("R0002", "UnitsAt: expected a hex");
-                        return Err(self.located(f, at, e));
-                    }
-                };
-                let i = match (op, r!(idx)) {
-                    (Op::IterAtStart { .. }, _) => 0,
-                    (_, Value::Int(i)) => i,
-                    (_, other) => {
-                        let e = RuntimeError::new("R0002", format!("bad index {other:?}"));
-                        return Err(self.located(f, at, e));
-                    }
-                };
-                if i == 0 && self.rec.active {
-                    self.rec.hex(h, crate::memo::ALL_UNITS, &self.board);
-                }
-                let item =
-                    if i < 0 { None } else { self.occ.get(h as usize).and_then(|v| v.get(i as usize)) };
-                match item {
-                    Some(&u) => {
-                        r!(dst) = Value::Unit(u);
-                        r!(idx) = Value::Int(i + 1);
-                        if back {
-                            pc = to as usize;
-                        }
-                    }
-                    None => {
-                        if !back {
-                            pc = to as usize;
-                        }
-                    }
+            Op::IterNextBack { list, idx, dst, body } => {
+                if self.op_iter_list(f, at, base, (list, idx, dst), false)? {
+                    pc = body as usize;
                 }
             }
-            Op::IsClass { dst, u, class } => {
-                let v = match r!(u) {
-                    Value::Unit(u) if self.view.is_some() && prog.hidden_type.is_some() => {
-                        match self.hidden_class(u, class) {
-                            Some(v) => v?,
-                            None => prog.unit_has_class(u, self.face_of(u), class),
-                        }
-                    }
-                    Value::Unit(u) => prog.unit_has_class(u, self.face_of(u), class),
-                    other => {
-                        return Err(self.located(
-                            f,
-                            at,
-                            RuntimeError::new("R0002", format!("expected a unit, found {other:?}")),
-                        ))
-                    }
-                };
-                r!(dst) = Value::Bool(v);
+            Op::IterAt { hex, idx, dst, done: to } | Op::IterAtStart { hex, idx, dst, done: to } => {
+                if !self.op_iter_at(f, at, base, (hex, idx, dst), matches!(op, Op::IterAtStart { .. }))? {
+                    pc = to as usize;
+                }
             }
+            Op::IterAtBack { hex, idx, dst, body } => {
+                if self.op_iter_at(f, at, base, (hex, idx, dst), false)? {
+                    pc = body as usize;
+                }
+            }
+            Op::IsClass { dst, u, class } => r!(dst) = Value::Bool(self.op_is_class(f, at, base, u, class)?),
             Op::HasMarker { dst, obj, marker } => {
-                if self.rec.active {
-                    self.note_marker(r!(obj), marker);
-                }
-                let bit = 1u64 << (marker as u64 % 64);
-                let v = match r!(obj) {
-                    Value::Unit(u) => self.state.units.get(u as usize).map(|s| s.markers & bit != 0),
-                    Value::Hex(h) => self.state.hex_markers.get(h as usize).map(|m| m & bit != 0),
-                    Value::Side(s) => self.state.side_markers.get(s as usize).map(|m| m & bit != 0),
-                    _ => None,
-                };
-                r!(dst) = Value::Bool(v.unwrap_or(false));
+                r!(dst) = Value::Bool(self.op_has_marker(base, obj, marker))
             }
-            Op::Field { dst, obj, field: Field::Side } => {
-                r!(dst) = match r!(obj) {
-                    Value::Unit(u) => match self.state.units.get(u as usize) {
-                        Some(c) => Value::Side(c.side),
-                        None => Value::Nil,
-                    },
-                    Value::Nil => Value::Nil,
-                    other => {
-                        return Err(self.located(
-                            f,
-                            at,
-                            RuntimeError::new("R0002", format!("no side on {other:?}")),
-                        ))
-                    }
-                };
-            }
+            Op::Field { dst, obj, field: Field::Side } => r!(dst) = self.op_side(f, at, base, obj)?,
             // Unit attributes (the other fields go through `exec_effect`).
             Op::Field {
                 dst,
                 obj,
                 field: field @ (Field::Rating(_) | Field::Hex | Field::Steps | Field::OnMap),
-            } => {
-                let v = match r!(obj) {
-                    Value::Unit(u) if (u as usize) < self.state.units.len() => {
-                        if self.rec.active {
-                            self.rec.unit(&self.state, prog, u, &self.board);
-                        }
-                        match self.view.and_then(|_| self.hidden_value(u, field)) {
-                            Some(v) => v?,
-                            None => self.unit_value(u, field),
-                        }
-                    }
-                    Value::Nil => Value::Nil,
-                    other => {
-                        return Err(self.located(
-                            f,
-                            at,
-                            RuntimeError::new("R0002", format!("no field {field:?} on {other:?}")),
-                        ))
-                    }
-                };
-                r!(dst) = v;
-            }
+            } => r!(dst) = self.op_unit_field(f, at, base, obj, field)?,
             Op::ListNew { dst } => {
                 let l = self.new_list();
                 r!(dst) = Value::List(l);
@@ -907,31 +716,7 @@ impl<'p> Vm<'p> {
             }
             Op::Ret { src } => return Ok(Flow::Ret(r!(src))),
             Op::RetNil => return Ok(Flow::Ret(Value::Nil)),
-            Op::Builtin { b, dst, a, argc } => {
-                if let Some(v) = self.quick_builtin(b, &a, base) {
-                    if dst != NO_REG {
-                        r!(dst) = v;
-                    }
-                    return Ok(Flow::Next(pc));
-                }
-                self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
-                let n = (argc as usize).min(5);
-                let mut vals = [Value::Nil; 5];
-                for i in 0..n {
-                    vals[i] = r!(a[i]);
-                }
-                if self.rec.active {
-                    self.note_builtin(b, &vals[..n]);
-                }
-                let v = match self.builtin(b, &vals[..n]) {
-                    Ok(v) => v,
-                    Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
-                    Err(end) => return Err(end),
-                };
-                if dst != NO_REG {
-                    r!(dst) = v;
-                }
-            }
+            Op::Builtin { b, dst, a, argc } => self.op_builtin(f, func, at, base, (b, dst, a, argc))?,
             _ => {
                 self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
                 if self.rec.active {
@@ -951,7 +736,7 @@ impl<'p> Vm<'p> {
     /// The cheap, static built-ins without the general call (`None`: take the general
     /// path, which also reports wrong operands).
     #[inline]
-    fn quick_builtin(&self, b: crate::op::Builtin, a: &[Reg; 5], base: usize) -> Option<Value> {
+    pub(crate) fn quick_builtin(&self, b: crate::op::Builtin, a: &[Reg; 5], base: usize) -> Option<Value> {
         use crate::op::Builtin as B;
         let arg = |i: usize| self.regs.get(base + a[i] as usize).copied();
         let idx = |v: Option<Value>| match v {

@@ -27,6 +27,8 @@
 //!   per-counter ratings and per-hex terrain flattened once (the practical limit).
 //! - (c) [`RhaiImpl`]: the same procedure as a Rhai script ([`RHAI_SCRIPT`]) over native
 //!   getters registered on the same data: what a Rust game would otherwise embed.
+//! - (d) [`Bench::run_native`]: (a) compiled to Rust by the native back end (issue 17),
+//!   the same functions run by generated code.
 
 use kriegsspiel_geo::{Grid, Hex, Layout};
 use kriegsspiel_runtime::dice::Dice;
@@ -670,6 +672,8 @@ pub struct Prepared<'p> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Impl {
     Vm,
+    /// The same rulebook code compiled to Rust (`kriegsspiel build`, issue 17).
+    Native,
     Hand,
     Rhai,
 }
@@ -681,6 +685,9 @@ pub struct Bench<'p> {
     pub hand: Hand,
     pub rhai: RhaiImpl,
     pub f: FnId,
+    /// `bench_result` and the rulebook compiled to Rust (`None` for a program other
+    /// than Peter plus `bench.ks`).
+    pub native: Option<kriegsspiel_runtime::native::Native>,
     pub situations: usize,
 }
 
@@ -744,7 +751,9 @@ impl<'p> Bench<'p> {
         }
         let states = boards.iter().map(|b| b.session.state().clone()).collect();
         let rhai = RhaiImpl::new(prog, &specs, states);
-        Bench { prog, boards, hand: Hand::new(prog), rhai, f, situations: n }
+        let native =
+            kriegsspiel_runtime::native::Native::for_program(&crate::peter_bench_native::CODE, prog).ok();
+        Bench { prog, boards, hand: Hand::new(prog), rhai, f, native, situations: n }
     }
 
     /// (a) Resolve board `b`'s attacks on the VM, appending the results.
@@ -756,6 +765,20 @@ impl<'p> Bench<'p> {
                 other => panic!("bench_result returned {other:?}"),
             }
         }
+    }
+
+    /// (d) Resolve board `b`'s attacks by the same function compiled to Rust.
+    pub fn run_native(&mut self, b: usize, out: &mut Vec<u16>) {
+        let native = self.native.expect("native code is built for Peter plus bench.ks only");
+        let board = &mut self.boards[b];
+        board.session.use_native(Some(native)).unwrap_or_else(|e| panic!("{e}"));
+        for args in &board.args {
+            match board.session.call(self.f, args) {
+                Ok(Value::Sym(s)) => out.push(s),
+                other => panic!("bench_result returned {other:?}"),
+            }
+        }
+        let _ = board.session.use_native(None);
     }
 
     /// (b) Resolve board `b`'s attacks by hand-written Rust.
@@ -777,6 +800,7 @@ impl<'p> Bench<'p> {
     fn run(&mut self, which: Impl, b: usize, out: &mut Vec<u16>) {
         match which {
             Impl::Vm => self.run_vm(b, out),
+            Impl::Native => self.run_native(b, out),
             Impl::Hand => self.run_hand(b, out),
             Impl::Rhai => self.run_rhai(b, out),
         }
@@ -802,9 +826,14 @@ impl<'p> Bench<'p> {
         (total, out)
     }
 
-    /// The results of all three, checked equal; panics with the first difference.
+    /// The results of all three, checked equal; panics with the first difference. The
+    /// native code, when there is one, must give the VM's results too.
     pub fn check_agreement(&mut self) -> Vec<u16> {
         let (_, vm) = self.sweep(Impl::Vm);
+        if self.native.is_some() {
+            let (_, native) = self.sweep(Impl::Native);
+            assert_eq!(native, vm, "native code and VM disagree");
+        }
         let (_, hand) = self.sweep(Impl::Hand);
         let (_, rhai) = self.sweep(Impl::Rhai);
         let all: Vec<&Situation> = self.boards.iter().flat_map(|b| b.spec.attacks.iter()).collect();

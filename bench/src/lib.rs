@@ -10,14 +10,25 @@
 //! 3. [`timing`] and [`machine`]: the medians and the machine description the report
 //!    binary (`src/bin/report.rs`) prints.
 //!
-//! The rulebook is never edited: [`BENCH_KS`] is an extra in-memory source compiled
-//! with it, holding a pure `bench_result` function that calls the encoding's own
-//! functions, and three set-up procedures for the situations.
+//! The rulebook is never edited: [`BENCH_KS`] (`src/bench.ks`) is an extra source
+//! compiled with it, holding a pure `bench_result` function that calls the encoding's
+//! own functions, and three set-up procedures for the situations.
+//!
+//! The native back end (issue 17) is measured beside the VM: the attack resolution on
+//! Peter plus `bench.ks` translated by `build.rs`, whole games on the code of
+//! `kriegsspiel-native-check`.
 
 pub mod attack;
 pub mod games;
 pub mod machine;
 pub mod timing;
+
+/// Peter the Great plus [`BENCH_KS`] compiled to Rust by the native back end when this
+/// crate builds (`build.rs`): the attack resolution's native figure.
+#[allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, clippy::all)]
+pub mod peter_bench_native {
+    include!(concat!(env!("OUT_DIR"), "/peter_bench.rs"));
+}
 
 use kriegsspiel_dsl::SourceMap;
 use kriegsspiel_runtime::Program;
@@ -34,17 +45,7 @@ pub const TINY: &str = "docs/examples/tiny.ks";
 /// `bench_result` is the result part of `resolve` (combat.ks) as a pure function: the
 /// MR picks, the optional lower column and the roll are the situation's, since in a
 /// game they are decisions and dice. The procedures set up a situation's board.
-pub const BENCH_KS: &str = r#"// kriegsspiel-bench: not part of the rulebook (see bench/src/lib.rs).
-§7.1.2 fn bench_result(atk: List<Unit>, def: List<Unit>, a_pick: Unit, d_pick: Unit, lower: Int, r: Int) -> CombatResult =
-  if demoralized(a_pick.side)
-  then lookup_shifted(DemoralizedCRT, attack_strength(atk, def) - defense_strength(atk, def),
-                      column_shift(atk, def, 0) + lower, r + a_pick.mr - d_pick.mr)
-  else lookup_shifted(CRT, attack_strength(atk, def) - defense_strength(atk, def),
-                      column_shift(atk, def, 0) + lower, r + a_pick.mr - d_pick.mr);
-§7.8 procedure bench_redoubt(h: Hex) { mark h Redoubt; }
-§10.2 procedure bench_reduce(u: Unit) { lose_step u; }
-§10.3 procedure bench_aml(s: Side, n: Int) { adjust aml[s] by n; }
-"#;
+pub const BENCH_KS: &str = include_str!("bench.ks");
 
 /// The repository root (the parent of this crate).
 pub fn repo_root() -> PathBuf {
@@ -106,6 +107,21 @@ pub fn frederick() -> Program {
 /// Every playable rulebook with the label its game rows carry.
 pub fn playable() -> Vec<(&'static str, Program)> {
     vec![("", peter()), ("frederick ", frederick())]
+}
+
+/// The native code of a playable rulebook (by the label [`playable`] gives it), checked
+/// against its program; `None` when `kriegsspiel-native-check` was built without it
+/// (`KRIEGSSPIEL_NATIVE_ONLY`).
+pub fn native_for(label: &str, prog: &Program) -> Option<kriegsspiel_runtime::native::Native> {
+    let name = if label.is_empty() { "peter-the-great" } else { "frederick-the-great" };
+    let code = kriegsspiel_native_check::code(name)?;
+    kriegsspiel_runtime::native::Native::for_program(code, prog).ok()
+}
+
+/// The native code of [`peter_with_bench`], checked against it.
+pub fn peter_with_bench_native(prog: &Program) -> kriegsspiel_runtime::native::Native {
+    kriegsspiel_runtime::native::Native::for_program(&peter_bench_native::CODE, prog)
+        .unwrap_or_else(|e| panic!("peter + bench.ks: {e}"))
 }
 
 /// Peter the Great plus [`BENCH_KS`] (for the attack benchmark).

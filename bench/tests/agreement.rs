@@ -27,8 +27,11 @@ fn vm_hand_and_rhai_agree_on_every_situation() {
     ] {
         assert!(n >= SITUATIONS / 50, "only {n} situations with {what}");
     }
-    // A second sweep gives the same results (no state leaks between calls).
+    // A second sweep gives the same results (no state leaks between calls), and the
+    // native code gives the VM's.
+    assert!(bench.native.is_some(), "build.rs translated Peter plus bench.ks");
     assert_eq!(bench.sweep(Impl::Vm).1, results);
+    assert_eq!(bench.sweep(Impl::Native).1, results);
     assert_eq!(bench.sweep(Impl::Rhai).1, results);
 }
 

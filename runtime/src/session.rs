@@ -27,6 +27,18 @@ impl<'p> Session<'p> {
         Ok(Session { vm })
     }
 
+    /// Run the rulebook's functions as native code (`None`: on the VM again). Code
+    /// checked against another program is refused.
+    pub fn use_native(&mut self, native: Option<crate::native::Native>) -> Result<(), String> {
+        self.vm.native = match native {
+            Some(n) => {
+                Some(n.code_for(self.vm.prog).ok_or("the native code was checked against another program")?)
+            }
+            None => None,
+        };
+        Ok(())
+    }
+
     /// A function, procedure or modifier set by name.
     pub fn function(&self, name: &str) -> Option<FnId> {
         self.vm.prog.functions.iter().position(|f| f.name == name).map(|i| i as FnId)

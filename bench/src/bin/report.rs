@@ -1,5 +1,6 @@
-//! `cargo run --release -p kriegsspiel-bench --bin report`: every figure of issue 5 in
-//! one run, printed as a markdown table with the ratios, the machine and the commit.
+//! `cargo run --release -p kriegsspiel-bench --bin report`: every figure of issues 5 and
+//! 17 in one run (the VM, native code, hand-written Rust and Rhai), printed as a
+//! markdown table with the ratios, the machine and the commit.
 //!
 //! Options: `--quick` (fewer repetitions, for a smoke test); `--play SCENARIO N` (only
 //! play N games) and `--attack N` (only N sweeps of the attack situations on the VM),
@@ -78,23 +79,37 @@ fn main() {
     codes.sort();
     codes.dedup();
     let ins0: u64 = bench.boards.iter().map(|b| b.session.instructions()).sum();
-    for which in [Impl::Vm, Impl::Hand, Impl::Rhai] {
+    let with_native = bench.native.is_some();
+    let impls: Vec<Impl> = if with_native {
+        vec![Impl::Vm, Impl::Native, Impl::Hand, Impl::Rhai]
+    } else {
+        vec![Impl::Vm, Impl::Hand, Impl::Rhai]
+    };
+    for &which in &impls {
         let (_, r) = bench.sweep(which); // warm-up, and the benchmark checks agreement too
         assert_eq!(r, results, "{which:?} disagrees with the VM");
     }
     // A sweep resolves every situation twice (once untimed to warm the board).
     let ins1: u64 = bench.boards.iter().map(|b| b.session.instructions()).sum();
-    let ins_per_attack = (ins1 - ins0) as f64 / 2.0 / SITUATIONS as f64;
-    let (mut tv, mut th, mut tr) = (Vec::new(), Vec::new(), Vec::new());
+    // (The native sweep counts its instructions too: halve the VM's and native's.)
+    let runs = if with_native { 4.0 } else { 2.0 };
+    let ins_per_attack = (ins1 - ins0) as f64 / runs / SITUATIONS as f64;
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); impls.len()];
     for _ in 0..reps {
-        for (which, into) in [(Impl::Vm, &mut tv), (Impl::Hand, &mut th), (Impl::Rhai, &mut tr)] {
+        for (i, &which) in impls.iter().enumerate() {
             let (t, r) = bench.sweep(which);
             assert_eq!(r, results, "{which:?} disagrees with the VM");
-            into.push(t);
+            times[i].push(t);
         }
     }
     let n = SITUATIONS as f64;
-    let (vm, hand, rhai) = (ns(median(tv)) / n, ns(median(th)) / n, ns(median(tr)) / n);
+    let per = |which: Impl| -> Option<f64> {
+        let i = impls.iter().position(|&w| w == which)?;
+        Some(ns(median(times[i].clone())) / n)
+    };
+    let (vm, hand, rhai) =
+        (per(Impl::Vm).unwrap_or(0.0), per(Impl::Hand).unwrap_or(0.0), per(Impl::Rhai).unwrap_or(0.0));
+    let native = per(Impl::Native);
     let cov = bench.coverage();
     row(
         &mut rows,
@@ -113,6 +128,24 @@ fn main() {
         ATTACK,
     );
     row(&mut rows, "attack resolution, (c) Rhai", format!("{rhai:.0} ns ({:.3} M/s)", 1e3 / rhai), ATTACK);
+    match native {
+        Some(nat) => {
+            row(
+                &mut rows,
+                "attack resolution, (d) native code (`kriegsspiel build`)",
+                format!("{nat:.0} ns ({:.2} M/s)", 1e3 / nat),
+                ATTACK,
+            );
+            row(
+                &mut rows,
+                "ratio native / hand-written (issue 17 target <= 1.5)",
+                format!("{:.2}x", nat / hand),
+                REPORT,
+            );
+            row(&mut rows, "ratio VM / native", format!("{:.2}x", vm / nat), REPORT);
+        }
+        None => row(&mut rows, "attack resolution, (d) native code", "not built", REPORT),
+    }
     row(&mut rows, "ratio VM / hand-written (target <= 2)", format!("{:.2}x", vm / hand), REPORT);
     row(&mut rows, "ratio Rhai / VM (target >= 10)", format!("{:.2}x", rhai / vm), REPORT);
     row(&mut rows, "VM instructions per attack resolution", format!("{ins_per_attack:.0}"), REPORT);
@@ -121,24 +154,35 @@ fn main() {
     // ------------------------------------------------------------ 2. whole games
     let prog = peter();
     let mut game_14_4 = f64::MAX;
+    let mut native_14_4: Option<f64> = None;
     for (label, prog) in playable() {
+        let native = kriegsspiel_bench::native_for(label, &prog);
         for scenario in games::scenarios(&prog) {
             let name = format!("{label}{scenario}");
-            for seed in 1..=3 {
-                games::play(&prog, &scenario, 1000 + seed); // warm-up
-            }
             let budget = if quick { Duration::from_millis(500) } else { Duration::from_secs(3) };
-            let (mut times, mut decisions, mut instructions, mut errors) = (Vec::new(), 0u64, 0u64, 0);
-            let start = Instant::now();
-            let mut seed = 0u64;
-            while (start.elapsed() < budget || times.len() < 20) && times.len() < 2000 {
-                seed += 1;
-                let t = Instant::now();
-                let out = games::play(&prog, &scenario, seed);
-                times.push(t.elapsed());
-                decisions += out.stats.decisions;
-                instructions += out.stats.instructions;
-                errors += out.result.is_err() as usize;
+            let (times, decisions, instructions, errors) = time_games(&prog, &scenario, None, budget);
+            if let Some(nat) = native {
+                let (ntimes, _, _, _) = time_games(&prog, &scenario, Some(nat), budget);
+                let nmed = median(ntimes.clone());
+                let ntotal: Duration = ntimes.iter().sum();
+                if name == "14.4" {
+                    native_14_4 = Some(ns(nmed) / 1e6);
+                }
+                row(
+                    &mut rows,
+                    format!(
+                        "{name}: one game, random agents, native code (median of {} seeds)",
+                        ntimes.len()
+                    ),
+                    format!("{} (mean {})", human(nmed), human(ntotal / ntimes.len() as u32)),
+                    REPORT,
+                );
+                row(
+                    &mut rows,
+                    format!("{name}: VM / native, one game (medians)"),
+                    format!("{:.2}x", ns(median(times.clone())) / ns(nmed)),
+                    REPORT,
+                );
             }
             let total: Duration = times.iter().sum();
             let g = times.len() as f64;
@@ -308,4 +352,57 @@ fn main() {
         "| `check` of any rulebook under 20 ms | {check_max:.2} ms (slowest) | {} |",
         yes(check_max < 20.0)
     );
+    println!("\n## Targets (issue 17)\n");
+    println!("| target | measured | met |");
+    println!("|---|---|---|");
+    match native {
+        Some(nat) => println!(
+            "| attack resolution, native within 1.5x of hand-written Rust | {:.2}x | {} |",
+            nat / hand,
+            yes(nat / hand <= 1.5)
+        ),
+        None => println!("| attack resolution, native within 1.5x of hand-written Rust | not built | no |"),
+    }
+    match native_14_4 {
+        Some(t) => println!(
+            "| one 14.4 game, random agents, native, under 3 ms | {t:.2} ms (median) | {} |",
+            yes(t <= 3.0)
+        ),
+        None => println!("| one 14.4 game, random agents, native, under 3 ms | not built | no |"),
+    }
+    println!(
+        "| one 14.4 game, random agents, VM, under 15 ms | {game_14_4:.2} ms (median) | {} |",
+        yes(game_14_4 <= 15.0)
+    );
+    println!(
+        "| `check` of the slowest rulebook under 10 ms on one core | {check_max:.2} ms (this run's cores; `taskset -c 0` for one) | {} |",
+        yes(check_max <= 10.0)
+    );
+}
+
+/// Games of `scenario` with random agents, seeds from 1, for at least `budget` and 20
+/// games (at most 2000), after three warm-up games: each game's time, and the
+/// decisions, instructions and runtime errors over them all.
+fn time_games(
+    prog: &kriegsspiel_runtime::Program,
+    scenario: &str,
+    native: Option<kriegsspiel_runtime::native::Native>,
+    budget: Duration,
+) -> (Vec<Duration>, u64, u64, usize) {
+    for seed in 1..=3 {
+        games::play_native(prog, scenario, 1000 + seed, native); // warm-up
+    }
+    let (mut times, mut decisions, mut instructions, mut errors) = (Vec::new(), 0u64, 0u64, 0);
+    let start = Instant::now();
+    let mut seed = 0u64;
+    while (start.elapsed() < budget || times.len() < 20) && times.len() < 2000 {
+        seed += 1;
+        let t = Instant::now();
+        let out = games::play_native(prog, scenario, seed, native);
+        times.push(t.elapsed());
+        decisions += out.stats.decisions;
+        instructions += out.stats.instructions;
+        errors += out.result.is_err() as usize;
+    }
+    (times, decisions, instructions, errors)
 }

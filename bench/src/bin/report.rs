@@ -3,8 +3,8 @@
 //! markdown table with the ratios, the machine and the commit.
 //!
 //! Options: `--quick` (fewer repetitions, for a smoke test); `--play SCENARIO N` (only
-//! play N games) and `--attack N` (only N sweeps of the attack situations on the VM),
-//! for `perf record`.
+//! play N games) and `--attack N [--native]` (only N sweeps of the attack situations on
+//! the VM, or on native code), for `perf record`.
 
 use kriegsspiel_bench::attack::{Bench, Impl, SITUATIONS};
 use kriegsspiel_bench::timing::{human, median, median_of, ns};
@@ -55,14 +55,16 @@ fn main() {
     }
     if args.first().map(|a| a == "--attack").unwrap_or(false) {
         let n: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(200);
+        let native = args.iter().any(|a| a == "--native");
+        let (which, on) = if native { (Impl::Native, "native code") } else { (Impl::Vm, "the VM") };
         let prog = peter_with_bench();
         let mut bench = Bench::new(&prog, SITUATIONS);
         let mut total = Duration::ZERO;
         for _ in 0..n {
-            total += bench.sweep(Impl::Vm).0;
+            total += bench.sweep(which).0;
         }
         println!(
-            "{n} sweeps of {SITUATIONS} attacks on the VM: {} per attack",
+            "{n} sweeps of {SITUATIONS} attacks on {on}: {} per attack",
             human(total / n / SITUATIONS as u32)
         );
         return;

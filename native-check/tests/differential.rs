@@ -1,5 +1,5 @@
 //! The native back end against the VM: every scenario of every bundled rulebook, the
-//! same seeds both ways (`KRIEGSSPIEL_DIFF_SEEDS`, 40 by default, what CI plays, is how many per
+//! same seeds both ways (`KRIEGSSPIEL_DIFF_SEEDS`, 40 by default, 200 in CI (`.ci/run`), is how many per
 //! scenario; odd seeds with heuristic agents on every side, even seeds random), and
 //! the logs must be byte-identical, with the same result and the same instruction,
 //! decision and roll counts, and (on half the seeds, counted as `run --games` counts

@@ -23,11 +23,8 @@ fn main() {
         panic!("peter-the-great with src/bench.ks does not compile")
     };
     // Included as a module: its inner attributes and doc comments go on the `mod` item.
-    let code: String = kriegsspiel_native::generate(&prog, "rulebooks/peter-the-great + bench/src/bench.ks")
-        .lines()
-        .filter(|l| !l.starts_with("#![") && !l.starts_with("//!"))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let code: String =
+        kriegsspiel_native::generate_included(&prog, "rulebooks/peter-the-great + bench/src/bench.ks");
     let file = Path::new(&out).join("peter_bench.rs");
     if let Err(e) = std::fs::write(&file, code) {
         panic!("{}: {e}", file.display());

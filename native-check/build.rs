@@ -45,11 +45,7 @@ fn main() {
         let module = name.replace('-', "_");
         // The module is included, not a file of its own: its inner attributes and inner
         // doc comments go on the `mod` item instead.
-        let code: String = kriegsspiel_native::generate(&prog, &format!("rulebooks/{name}"))
-            .lines()
-            .filter(|l| !l.starts_with("#![") && !l.starts_with("//!"))
-            .map(|l| format!("{l}\n"))
-            .collect();
+        let code: String = kriegsspiel_native::generate_included(&prog, &format!("rulebooks/{name}"));
         let file = Path::new(&out).join(format!("{module}.rs"));
         if let Err(e) = std::fs::write(&file, code) {
             panic!("{}: {e}", file.display());

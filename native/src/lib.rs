@@ -11,6 +11,17 @@ pub use codegen::generate;
 use kriegsspiel_runtime::Program;
 use std::path::{Path, PathBuf};
 
+/// [`generate`]'s module for `include!` inside a `mod` item of another crate (the
+/// build scripts of `kriegsspiel-native-check` and `kriegsspiel-bench`): without its
+/// inner attributes and inner doc comments, which the `mod` item carries instead.
+pub fn generate_included(prog: &Program, rulebook: &str) -> String {
+    generate(prog, rulebook)
+        .lines()
+        .filter(|l| !l.starts_with("#![") && !l.starts_with("//!"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// What [`write_crate`] needs besides the program.
 #[derive(Clone, Debug)]
 pub struct CrateSpec {

@@ -27,20 +27,7 @@ impl<'p> Vm<'p> {
         (list, idx, dst): (Reg, Reg, Reg),
         start: bool,
     ) -> Exec<bool> {
-        let i = if start {
-            0
-        } else {
-            match self.regs[base + idx as usize] {
-                Value::Int(i) => i,
-                other => {
-                    return Err(self.located(
-                        f,
-                        at,
-                        RuntimeError::new("R0002", format!("bad index {other:?}")),
-                    ))
-                }
-            }
-        };
+        let i = self.loop_index(f, at, base, idx, start)?;
         let item = match self.regs[base + list as usize] {
             Value::List(l) => match self.lists.get(l as usize) {
                 Some(items) => items.get(i.max(0) as usize).copied(),
@@ -64,6 +51,18 @@ impl<'p> Vm<'p> {
         }
     }
 
+    /// The index a loop step reads: 0 on its first step, else r[idx].
+    #[inline(always)]
+    fn loop_index(&self, f: FnId, at: usize, base: usize, idx: Reg, start: bool) -> Exec<i64> {
+        if start {
+            return Ok(0);
+        }
+        match self.regs[base + idx as usize] {
+            Value::Int(i) => Ok(i),
+            other => Err(self.located(f, at, RuntimeError::new("R0002", format!("bad index {other:?}")))),
+        }
+    }
+
     /// One step of a loop over the units in hex r[hex] ([`crate::op::Op::IterAt`] and
     /// its rotated forms), as [`Vm::op_iter_list`].
     #[inline(always)]
@@ -79,20 +78,7 @@ impl<'p> Vm<'p> {
             Value::Hex(h) => h,
             _ => return Err(self.located(f, at, RuntimeError::new("R0002", "UnitsAt: expected a hex"))),
         };
-        let i = if start {
-            0
-        } else {
-            match self.regs[base + idx as usize] {
-                Value::Int(i) => i,
-                other => {
-                    return Err(self.located(
-                        f,
-                        at,
-                        RuntimeError::new("R0002", format!("bad index {other:?}")),
-                    ))
-                }
-            }
-        };
+        let i = self.loop_index(f, at, base, idx, start)?;
         if i == 0 && self.rec.active {
             self.rec.hex(h, crate::memo::ALL_UNITS, &self.board);
         }

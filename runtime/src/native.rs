@@ -177,14 +177,11 @@ impl<'p> Vm<'p> {
 
     #[inline(always)]
     fn native_flow(&mut self, f: FnId, at: usize, base: usize) -> Option<Flow> {
-        let prog = self.prog;
-        let func = &prog.functions[f as usize];
-        if self.budget == 0 {
-            let e = RuntimeError::new("R0004", "step budget exhausted: the rules may loop forever");
-            self.native_out = Some(Err(self.located(f, at, e)));
+        if !self.native_tick(f, at) {
             return None;
         }
-        self.budget -= 1;
+        let prog = self.prog;
+        let func = &prog.functions[f as usize];
         match self.step(f, func, at, base, func.code[at]) {
             Ok(Flow::Ret(v)) => {
                 self.native_out = Some(Ok(v));
@@ -202,8 +199,7 @@ impl<'p> Vm<'p> {
     #[inline(always)]
     fn native_tick(&mut self, f: FnId, at: usize) -> bool {
         if self.budget == 0 {
-            let e = RuntimeError::new("R0004", "step budget exhausted: the rules may loop forever");
-            self.native_out = Some(Err(self.located(f, at, e)));
+            self.native_out = Some(Err(self.out_of_budget(f, at)));
             return false;
         }
         self.budget -= 1;
@@ -223,6 +219,17 @@ impl<'p> Vm<'p> {
         }
     }
 
+    /// Instruction `at`'s step charged, then `op` run: its result, or `None` with the
+    /// function's outcome kept ([`Vm::native_tick`], [`Vm::native_keep`]).
+    #[inline(always)]
+    fn native_do<T>(&mut self, f: FnId, at: usize, op: impl FnOnce(&mut Self) -> Exec<T>) -> Option<T> {
+        if !self.native_tick(f, at) {
+            return None;
+        }
+        let r = op(self);
+        self.native_keep(r)
+    }
+
     // The instructions below are known when the code is generated: each runs the
     // interpreter's own code for it (`instr.rs`) without `step`'s dispatch, its step
     // charged here. `None` (or false): the function stops ([`Vm::native_stop`]).
@@ -240,11 +247,7 @@ impl<'p> Vm<'p> {
         regs: (Reg, Reg, Reg),
         start: bool,
     ) -> Option<bool> {
-        if !self.native_tick(f, at) {
-            return None;
-        }
-        let r = self.op_iter_list(f, at, base, regs, start);
-        self.native_keep(r)
+        self.native_do(f, at, |m| m.op_iter_list(f, at, base, regs, start))
     }
 
     /// `IterAt`/`IterAtStart`/`IterAtBack` at `at`: whether a unit was taken.
@@ -257,41 +260,28 @@ impl<'p> Vm<'p> {
         regs: (Reg, Reg, Reg),
         start: bool,
     ) -> Option<bool> {
-        if !self.native_tick(f, at) {
-            return None;
-        }
-        let r = self.op_iter_at(f, at, base, regs, start);
-        self.native_keep(r)
+        self.native_do(f, at, |m| m.op_iter_at(f, at, base, regs, start))
     }
 
     /// `BrTest`'s test at `at`.
     #[cfg_attr(not(debug_assertions), inline)]
     pub fn native_test(&mut self, f: FnId, at: usize, base: usize, t: (Test, Reg, Reg, u16)) -> Option<bool> {
-        if !self.native_tick(f, at) {
-            return None;
-        }
-        let prog = self.prog;
-        let r = self.op_test(f, &prog.functions[f as usize], at, base, t);
-        self.native_keep(r)
+        self.native_do(f, at, |m| {
+            let prog = m.prog;
+            m.op_test(f, &prog.functions[f as usize], at, base, t)
+        })
     }
 
     /// `BrStatic`'s predicate at `at`.
     #[cfg_attr(not(debug_assertions), inline)]
     pub fn native_static(&mut self, f: FnId, at: usize, what: Static, a: u16, b: u16) -> Option<bool> {
-        if !self.native_tick(f, at) {
-            return None;
-        }
-        Some(self.op_static(what, a, b))
+        self.native_do(f, at, |m| Ok(m.op_static(what, a, b)))
     }
 
     /// `IsClass`/`BrClass` at `at`.
     #[cfg_attr(not(debug_assertions), inline)]
     pub fn native_is_class(&mut self, f: FnId, at: usize, base: usize, u: Reg, class: u8) -> Option<bool> {
-        if !self.native_tick(f, at) {
-            return None;
-        }
-        let r = self.op_is_class(f, at, base, u, class);
-        self.native_keep(r)
+        self.native_do(f, at, |m| m.op_is_class(f, at, base, u, class))
     }
 
     /// `HasMarker`/`BrMarker` at `at`.
@@ -304,20 +294,13 @@ impl<'p> Vm<'p> {
         obj: Reg,
         marker: u16,
     ) -> Option<bool> {
-        if !self.native_tick(f, at) {
-            return None;
-        }
-        Some(self.op_has_marker(base, obj, marker))
+        self.native_do(f, at, |m| Ok(m.op_has_marker(base, obj, marker)))
     }
 
     /// `Field` of `side` at `at`.
     #[cfg_attr(not(debug_assertions), inline)]
     pub fn native_side(&mut self, f: FnId, at: usize, base: usize, obj: Reg) -> Option<Value> {
-        if !self.native_tick(f, at) {
-            return None;
-        }
-        let r = self.op_side(f, at, base, obj);
-        self.native_keep(r)
+        self.native_do(f, at, |m| m.op_side(f, at, base, obj))
     }
 
     /// `Field` of a rating, `hex`, `steps` or `on_map` at `at`.
@@ -330,11 +313,7 @@ impl<'p> Vm<'p> {
         obj: Reg,
         field: Field,
     ) -> Option<Value> {
-        if !self.native_tick(f, at) {
-            return None;
-        }
-        let r = self.op_unit_field(f, at, base, obj, field);
-        self.native_keep(r)
+        self.native_do(f, at, |m| m.op_unit_field(f, at, base, obj, field))
     }
 
     /// `Call` at `at`: the callee's value.
@@ -346,12 +325,10 @@ impl<'p> Vm<'p> {
         base: usize,
         call: (FnId, Reg, u16, bool),
     ) -> Option<Value> {
-        if !self.native_tick(f, at) {
-            return None;
-        }
-        let prog = self.prog;
-        let r = self.op_call(&prog.functions[f as usize], at, base, call);
-        self.native_keep(r)
+        self.native_do(f, at, |m| {
+            let prog = m.prog;
+            m.op_call(&prog.functions[f as usize], at, base, call)
+        })
     }
 
     /// Whether a `Call` (its `trace` flag; `modifiers`: the callee is a modifier set)
@@ -381,15 +358,14 @@ impl<'p> Vm<'p> {
         base: usize,
         (g, args, argc): (FnId, Reg, u16),
     ) -> Option<NativeFrame> {
-        if !self.native_tick(f, at) {
-            return None;
-        }
-        let prog = self.prog;
-        let r = match prog.functions.get(g as usize) {
-            Some(func) => self.enter(g, func, base + args as usize, argc as usize),
-            None => Err(RuntimeError::new("R0001", format!("no function #{g}")).into()),
-        };
-        self.native_keep(r).map(|(base, mark)| NativeFrame { base, mark })
+        let (base, mark) = self.native_do(f, at, |m| {
+            let prog = m.prog;
+            match prog.functions.get(g as usize) {
+                Some(func) => m.enter(g, func, base + args as usize, argc as usize),
+                None => Err(RuntimeError::new("R0001", format!("no function #{g}")).into()),
+            }
+        })?;
+        Some(NativeFrame { base, mark })
     }
 
     /// The end of a direct call ([`Vm::native_enter`]) that returned `r`: the callee's
@@ -409,12 +385,11 @@ impl<'p> Vm<'p> {
         base: usize,
         op: (Builtin, Reg, [Reg; 5], u8),
     ) -> bool {
-        if !self.native_tick(f, at) {
-            return false;
-        }
-        let prog = self.prog;
-        let r = self.op_builtin(f, &prog.functions[f as usize], at, base, op);
-        self.native_keep(r).is_some()
+        self.native_do(f, at, |m| {
+            let prog = m.prog;
+            m.op_builtin(f, &prog.functions[f as usize], at, base, op)
+        })
+        .is_some()
     }
 
     /// What a function stopped by [`Vm::native_op`] or [`Vm::native_branch`] returns.

@@ -459,6 +459,13 @@ impl<'p> Vm<'p> {
         }
     }
 
+    /// R0004 at instruction `at` of `f`: the step budget is spent (the interpreter's
+    /// loop and native code stop alike).
+    #[cold]
+    pub(crate) fn out_of_budget(&self, f: FnId, at: usize) -> Halt {
+        self.located(f, at, RuntimeError::new("R0004", "step budget exhausted: the rules may loop forever"))
+    }
+
     #[cold]
     pub(crate) fn located(&self, f: FnId, pc: usize, mut e: RuntimeError) -> Halt {
         if let Some(func) = self.prog.functions.get(f as usize) {
@@ -537,11 +544,7 @@ impl<'p> Vm<'p> {
                 }
             }
             if self.budget == 0 {
-                return Err(self.located(
-                    f,
-                    at,
-                    RuntimeError::new("R0004", "step budget exhausted: the rules may loop forever"),
-                ));
+                return Err(self.out_of_budget(f, at));
             }
             self.budget -= 1;
             match self.step(f, func, at, base, op)? {

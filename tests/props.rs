@@ -15,6 +15,10 @@ use proptest::sample::select;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+#[path = "support/mutate.rs"]
+mod mutate;
+use mutate::{apply, mutate_files, tokens, Mutation, VOCAB};
+
 const PRELUDE: &str = r#"rulebook "Props" {
   numbering dotted lettered;
   dice d6;
@@ -26,25 +30,6 @@ contents {
 }
 §1.0 sides { Blue, Red }
 "#;
-
-/// Words, names and punctuation of the language, for token soup and replacements.
-#[rustfmt::skip]
-const VOCAB: &[&str] = &[
-    "§1.0", "§2.0", "§2.1", "§2.1.A", "§9.9", "§Rule 4", "§[12.]", "§", "rulebook", "contents",
-    "sides", "rating", "classes", "unit", "marker", "track", "terrain", "hexside", "results",
-    "table", "modifiers", "fn", "procedure", "movement", "zone_of_control", "retreat", "map",
-    "counters", "scenario", "trigger", "ruling", "example", "sequence", "supplied", "waived",
-    "roll", "rows", "columns", "result", "beyond", "clamp", "when", "cumulative", "best", "round",
-    "up", "cap", "let", "set", "if", "then", "else", "for", "in", "while", "turns", "phase", "call",
-    "return", "move", "to", "mark", "unmark", "adjust", "by", "win", "draw", "log", "choose",
-    "prefer", "sum", "count", "any", "all", "min", "max", "filter", "where", "is", "has", "and",
-    "or", "not", "true", "false", "grid", "x", "even_down", "default", "region", "setup", "at",
-    "order", "start", "flag", "steps", "on", "per", "side", "Int", "Bool", "Unit", "Hex", "Side",
-    "List", "Blue", "Red", "foot", "Infantry", "cs", "T", "f", "u", "n", "0", "1", "6", "-1",
-    "99999999999999999999", "1d6", "0d6", "2d0", "0101", "0203", "@0101", "@9999", "1/2", "x1/0",
-    "..", "1..6", "..0", "|", ":", ";", ",", ".", "(", ")", "{", "}", "[", "]", "<", ">", "->", "=",
-    "==", "+", "-", "*", "/", "\"s\"", "\"", "//", "\n", "é", "€",
-];
 
 /// Check every span of every diagnostic, and that rendering works.
 fn check(sources: &SourceMap) -> Result<(), TestCaseError> {
@@ -111,16 +96,9 @@ fn peter() -> &'static [(String, String)] {
 
 /// A rulebook's files with the mutations applied to the file `file` picks.
 fn mutated(files: &[(String, String)], file: usize, muts: &[Mutation]) -> SourceMap {
-    let target = file % files.len();
     let mut sm = SourceMap::new();
-    for (i, (name, text)) in files.iter().enumerate() {
-        let mut t = text.clone();
-        if i == target {
-            for m in muts {
-                t = apply(&t, m);
-            }
-        }
-        sm.add(name.as_str(), t);
+    for (name, text) in mutate_files(files, file, muts) {
+        sm.add(name.as_str(), text);
     }
     sm
 }
@@ -142,15 +120,6 @@ fn plays_without_panic(
     Ok(())
 }
 
-#[derive(Clone, Debug)]
-enum Mutation {
-    DeleteLine(usize),
-    DuplicateLine(usize),
-    SwapLines(usize, usize),
-    ReplaceToken(usize, &'static str),
-    DeleteToken(usize),
-}
-
 fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         any::<usize>().prop_map(Mutation::DeleteLine),
@@ -158,61 +127,8 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
         (any::<usize>(), select(VOCAB)).prop_map(|(i, t)| Mutation::ReplaceToken(i, t)),
         any::<usize>().prop_map(Mutation::DeleteToken),
+        any::<usize>().prop_map(Mutation::Tweak),
     ]
-}
-
-/// Byte ranges of the tokens of `text`: runs of name characters, or single other
-/// non-space characters.
-fn tokens(text: &str) -> Vec<(usize, usize)> {
-    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '.' || c == '§';
-    let mut out = Vec::new();
-    let mut it = text.char_indices().peekable();
-    while let Some((i, c)) = it.next() {
-        if c.is_whitespace() {
-            continue;
-        }
-        let mut end = i + c.len_utf8();
-        if word(c) {
-            while let Some(&(j, d)) = it.peek() {
-                if !word(d) {
-                    break;
-                }
-                end = j + d.len_utf8();
-                it.next();
-            }
-        }
-        out.push((i, end));
-    }
-    out
-}
-
-fn apply(text: &str, m: &Mutation) -> String {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut lines = lines;
-    match m {
-        Mutation::DeleteLine(i) if !lines.is_empty() => {
-            lines.remove(i % lines.len());
-        }
-        Mutation::DuplicateLine(i) if !lines.is_empty() => {
-            let k = i % lines.len();
-            lines.insert(k, lines[k]);
-        }
-        Mutation::SwapLines(a, b) if !lines.is_empty() => {
-            let (a, b) = (a % lines.len(), b % lines.len());
-            lines.swap(a, b);
-        }
-        Mutation::ReplaceToken(i, _) | Mutation::DeleteToken(i) if !text.is_empty() => {
-            let toks = tokens(text);
-            if toks.is_empty() {
-                return text.to_string();
-            }
-            let (s, e) = toks[i % toks.len()];
-            let with = if let Mutation::ReplaceToken(_, t) = m { *t } else { "" };
-            return format!("{}{}{}", &text[..s], with, &text[e..]);
-        }
-        _ => {}
-    }
-    lines.concat()
 }
 
 /// 128 cases per property, or `PROPTEST_CASES` for a deeper run.
@@ -398,6 +314,10 @@ fn mutations_do_what_they_say() {
     assert_eq!(apply(t, &Mutation::DuplicateLine(0)), "a b\na b\nc d\ne\n");
     assert_eq!(tokens("§7.1 x{"), vec![(0, 5), (6, 7), (7, 8)]);
     assert_eq!(apply("§7.1 x{", &Mutation::ReplaceToken(0, "§9")), "§9 x{");
+    // Tweaks: the second tweakable token (`or`), then a number's last digit.
+    assert_eq!(apply("a < 1 or b", &Mutation::Tweak(2)), "a < 1 and b");
+    assert_eq!(apply("at 0209;", &Mutation::Tweak(0)), "at 0200;");
+    assert_eq!(apply("nothing here", &Mutation::Tweak(3)), "nothing here");
 }
 
 // ---------------------------------------------------------------- operator chains (issue 10)

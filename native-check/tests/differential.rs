@@ -145,3 +145,81 @@ fn code_for_another_program_is_refused() {
     let err = Native::for_program(other, &prog).expect_err("another program's code");
     assert!(err.contains("another program"), "{err}");
 }
+
+/// The mutants `build.rs` translated (the property tests' mutations of Peter the Great,
+/// Frederick the Great, River Road and Blocks and Cards, drawn from a fixed seed, kept
+/// when they compile to another program): each of their scenarios played both ways on a
+/// few seeds, with a budget, must give the same log, result (runtime errors included),
+/// and counts. A program nobody wrote reaches paths the bundled rulebooks do not.
+#[test]
+fn mutants_play_the_same_both_ways() {
+    let mutants = kriegsspiel_native_check::MUTANTS;
+    if mutants.is_empty() {
+        eprintln!("SKIPPED: no mutants translated (KRIEGSSPIEL_MUTANTS=0 or KRIEGSSPIEL_NATIVE_ONLY)");
+        return;
+    }
+    let mut games = 0;
+    let mut errors: std::collections::BTreeMap<String, usize> = Default::default();
+    for m in mutants {
+        let sources = kriegsspiel_compiler::load(Path::new(m.dir)).expect("the mutant's sources load");
+        let prog = kriegsspiel_compiler::compile(&sources).program.expect("the mutant compiles");
+        let native =
+            Native::for_program(m.code, &prog).expect("the code was generated from this mutant's program");
+        for scenario in prog.scenarios.iter().take(3) {
+            for seed in 1..=4u64 {
+                let mut opts = GameOptions {
+                    scenario: scenario.id.clone(),
+                    seed,
+                    // A whole game of each (Peter's take 4 M instructions); a mutant
+                    // that loops ends at the budget, on both back ends alike.
+                    budget: 30_000_000,
+                    rules_fired: seed == 2,
+                    ..GameOptions::default()
+                };
+                if seed % 2 == 1 {
+                    for side in &prog.sides {
+                        opts.agents.insert(side.clone(), AgentKind::Heuristic);
+                    }
+                }
+                let vm = play(&prog, &opts);
+                opts.native = Some(native);
+                let nat = play(&prog, &opts);
+                let at = format!("{} ({}), scenario {} seed {seed}", m.rulebook, m.what, scenario.id);
+                let (vm, nat) = match (vm, nat) {
+                    (Ok(a), Ok(b)) => (a, b),
+                    (Err(a), Err(b)) => {
+                        assert_eq!(a, b, "{at}: refused differently");
+                        continue;
+                    }
+                    (a, b) => panic!("{at}: VM {:?}, native {:?}", a.err(), b.err()),
+                };
+                let (a, b) = (vm.log.text(), nat.log.text());
+                if a != b {
+                    let line = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(0);
+                    panic!(
+                        "{at}: the logs differ at line {}\nVM:     {}\nnative: {}",
+                        line + 1,
+                        a.lines().nth(line).unwrap_or("(end)"),
+                        b.lines().nth(line).unwrap_or("(end)")
+                    );
+                }
+                assert_eq!(format!("{:?}", vm.result), format!("{:?}", nat.result), "{at}");
+                assert_eq!(
+                    (vm.stats.instructions, vm.stats.decisions, vm.stats.rolls),
+                    (nat.stats.instructions, nat.stats.decisions, nat.stats.rolls),
+                    "{at}: instructions, decisions, rolls"
+                );
+                assert_eq!(vm.fired, nat.fired, "{at}: rules fired");
+                if let Err(e) = &vm.result {
+                    *errors.entry(e.code.to_string()).or_default() += 1;
+                }
+                games += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{} mutants: {games} games (runtime errors by code: {errors:?}), native and VM identical",
+        mutants.len()
+    );
+    assert!(games > 0, "the mutants played");
+}

@@ -72,7 +72,7 @@ fn main() {
         }
         let _ = writeln!(
             all,
-            "/// rulebooks/{name} compiled to Rust.\n#[allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, clippy::all)]\npub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}"
+            "/// rulebooks/{name} compiled to Rust.\n#[allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, unused_labels, unreachable_patterns, clippy::all)]\npub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}"
         );
         let _ = writeln!(table, "        {name:?} => &{module}::CODE,");
         if let Some(&(_, n)) = MUTATED.iter().find(|(r, _)| *r == name) {
@@ -179,7 +179,7 @@ fn mutants(
         }
         let _ = writeln!(
             all,
-            "/// A mutant of rulebooks/{name} compiled to Rust.\n#[allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, clippy::all)]\npub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}"
+            "/// A mutant of rulebooks/{name} compiled to Rust.\n#[allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, unused_labels, unreachable_patterns, clippy::all)]\npub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}"
         );
         let _ = writeln!(
             table,

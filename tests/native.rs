@@ -59,6 +59,9 @@ fn build_writes_a_crate_named_for_the_program_with_readable_rules() {
     // A rule's function is recognisable: the CRT's paragraph in a comment.
     assert!(rules.contains("§7.1.2"), "paragraph comments");
     assert!(!rules.contains("unsafe"), "no unsafe in generated code");
+    // Structured control flow: loops and labelled blocks, no program counter.
+    assert!(rules.contains(": loop {") && rules.contains("break 'b"), "structured control flow");
+    assert!(!rules.contains("match pc"), "no dispatch on a program counter");
     // Another program, another crate.
     let other = dir.join("other");
     let o = ks(&["build", "rulebooks/frederick-the-great", "-o", other.to_str().unwrap()], &[]);

@@ -25,7 +25,16 @@ pub mod timing;
 
 /// Peter the Great plus [`BENCH_KS`] compiled to Rust by the native back end when this
 /// crate builds (`build.rs`): the attack resolution's native figure.
-#[allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, clippy::all)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_macros,
+    unused_imports,
+    unreachable_code,
+    unused_labels,
+    unreachable_patterns,
+    clippy::all
+)]
 pub mod peter_bench_native {
     include!(concat!(env!("OUT_DIR"), "/peter_bench.rs"));
 }

@@ -1,9 +1,11 @@
 //! Bytecode to Rust: one Rust function per compiled function.
 //!
 //! A function's instructions are cut into basic blocks (a block starts at instruction 0,
-//! at every jump target and after every branch); a block is one arm of a `match` on the
-//! program counter inside a `loop`, and falls through or jumps by setting `pc`. Within a
-//! block, arithmetic, comparisons, moves, constants, branches and returns are written out
+//! at every jump target and after every branch), and the blocks are written as
+//! structured Rust: loops for back edges, labelled blocks for blocks reached from two
+//! or more places, everything else nested where it is reached ([`crate::cfg`]; a graph
+//! that were not reducible would fall back to a `match` on a program counter inside a
+//! `loop`). Within a block, arithmetic, comparisons, moves, constants, branches and returns are written out
 //! in Rust; the hot instructions known at build time (loops, fields, classes, markers,
 //! fused tests, built-ins) call the interpreter's own method for each with their operands
 //! as constants; a call of another rulebook function is a direct Rust call when it opens
@@ -12,6 +14,7 @@
 //! at once before it starts, every other instruction charges its own step; see
 //! `kriegsspiel_runtime::native`.
 
+use crate::cfg::Cfg;
 use kriegsspiel_runtime::op::{Cmp, Field, Op};
 use kriegsspiel_runtime::program::{FnKind, Function, Program};
 use kriegsspiel_runtime::value::Value;
@@ -54,7 +57,7 @@ pub fn generate(prog: &Program, rulebook: &str) -> String {
 }
 
 /// What every generated module starts with.
-const PRELUDE: &str = r#"#![allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, clippy::all)]
+const PRELUDE: &str = r#"#![allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, unused_labels, unreachable_patterns, clippy::all)]
 
 use kriegsspiel_runtime::native::ops::{self, Cmp};
 use kriegsspiel_runtime::native::{Builtin, Exec, Field, Machine, NativeCode, Static, Test};
@@ -97,16 +100,6 @@ macro_rules! get {
         match $e {
             Some(v) => v,
             None => return $m.native_stop(),
-        }
-    };
-}
-
-/// Branch instruction `$at` as the interpreter decides it: on to the instruction it names.
-macro_rules! branch {
-    ($m:ident, $b:ident, $at:expr, $pc:ident) => {
-        match $m.native_branch(F, $at, $b) {
-            usize::MAX => return $m.native_stop(),
-            next => $pc = next,
         }
     };
 }
@@ -207,6 +200,10 @@ fn function(out: &mut String, prog: &Program, i: usize, func: &Function, texts: 
     let _ = writeln!(out, "    const F: FnId = {i};");
     // This call's id for rules fired (what the interpreter counts per call).
     let _ = writeln!(out, "    let c = m.native_call();\n    let mut lp = u16::MAX;");
+    if n == 0 {
+        out.push_str("    Ok(Value::Nil)\n}\n");
+        return;
+    }
     // Block leaders.
     let mut leaders = BTreeSet::new();
     leaders.insert(0usize);
@@ -219,22 +216,114 @@ fn function(out: &mut String, prog: &Program, i: usize, func: &Function, texts: 
         }
     }
     let starts: Vec<usize> = leaders.iter().copied().filter(|&s| s < n).collect();
-    if n == 0 {
-        out.push_str("    Ok(Value::Nil)\n}\n");
-        return;
-    }
-    // A function of one block needs no dispatch loop.
-    let single = starts.len() == 1 && !code.iter().any(|op| target(op).is_some());
-    let ind = if single { "    " } else { "                " };
-    if !single {
+    let ends: Vec<usize> = (0..starts.len()).map(|bi| starts.get(bi + 1).copied().unwrap_or(n)).collect();
+    let cfg = Cfg::new(n, starts, |bi| successors(code, ends[bi]));
+    let mut g = Gen { prog, func, texts, structured: cfg.reducible, cfg, ends, last_para: u16::MAX };
+    if g.structured {
+        let body = g.tree(0, 0);
+        out.push_str(&body);
+        out.push_str("}\n");
+    } else {
+        // Not reducible (never from compiled `.ks`): a `match` on a program counter.
         out.push_str("    let mut pc: usize = 0;\n    loop {\n        match pc {\n");
-    }
-    let mut last_para = u16::MAX;
-    for (bi, &start) in starts.iter().enumerate() {
-        let end = starts.get(bi + 1).copied().unwrap_or(n);
-        if !single {
-            let _ = writeln!(out, "            {start} => {{");
+        for bi in 0..g.cfg.starts.len() {
+            let _ = writeln!(out, "            {} => {{", g.cfg.starts[bi]);
+            let body = g.block(bi, 3);
+            out.push_str(&body);
+            out.push_str("            }\n");
         }
+        out.push_str("            _ => return Ok(Value::Nil),\n        }\n    }\n}\n");
+    }
+}
+
+/// Where control may go after the block ending before `end`, as instruction indices.
+fn successors(code: &[Op], end: usize) -> Vec<usize> {
+    let last = &code[end - 1];
+    match (last, target(last)) {
+        (Op::Ret { .. } | Op::RetNil, _) => Vec::new(),
+        (Op::Jump { to }, _) => vec![*to as usize],
+        (_, Some(to)) => vec![to as usize, end],
+        (_, None) => vec![end],
+    }
+}
+
+/// Indentation for nesting `depth` (deep nests stop indenting further).
+fn indent(depth: usize) -> String {
+    "    ".repeat(depth.min(6) + 1)
+}
+
+/// One function's translation.
+struct Gen<'a> {
+    prog: &'a Program,
+    func: &'a Function,
+    texts: &'a [String],
+    cfg: Cfg,
+    /// Each block's end (the next block's start).
+    ends: Vec<usize>,
+    /// Structured control flow; otherwise a `match` on `pc`.
+    structured: bool,
+    /// The paragraph of the last instruction written (for the `// §` comments).
+    last_para: u16,
+}
+
+impl Gen<'_> {
+    /// Block `x` with the blocks it dominates (Ramsey's `doTree`): in a `loop` when it
+    /// heads one.
+    fn tree(&mut self, x: usize, depth: usize) -> String {
+        let ys = self.cfg.merge_children(x);
+        if self.cfg.loop_header[x] {
+            let ind = indent(depth);
+            let body = self.within(x, &ys, depth + 1);
+            format!("{ind}'l{}: loop {{\n{body}{ind}}}\n", self.cfg.starts[x])
+        } else {
+            self.within(x, &ys, depth)
+        }
+    }
+
+    /// Block `x` inside labelled blocks for its merge children `ys` (latest first), each
+    /// child's tree after its block (`nodeWithin`).
+    fn within(&mut self, x: usize, ys: &[usize], depth: usize) -> String {
+        match ys.split_first() {
+            None => self.block(x, depth),
+            Some((&y, rest)) => {
+                let ind = indent(depth);
+                let inner = self.within(x, rest, depth + 1);
+                let after = self.tree(y, depth);
+                format!("{ind}'b{}: {{\n{inner}{ind}}}\n{after}", self.cfg.starts[y])
+            }
+        }
+    }
+
+    /// Statements that send control from block `from` to instruction `to`.
+    fn goto(&mut self, from: usize, to: usize, depth: usize) -> String {
+        let ind = indent(depth);
+        if !self.structured {
+            return format!("{ind}pc = {to};\n{ind}continue;\n");
+        }
+        let n = self.func.code.len();
+        if to >= n {
+            return format!("{ind}return Ok(Value::Nil);\n");
+        }
+        let Ok(y) = self.cfg.starts.binary_search(&to) else {
+            // Not a block start: cannot happen (every target is a leader).
+            return format!("{ind}return Err(m.native_fail(F, {to}, b, 0));\n");
+        };
+        if self.cfg.is_back_edge(from, y) {
+            format!("{ind}continue 'l{to};\n")
+        } else if self.cfg.merge[y] {
+            format!("{ind}break 'b{to};\n")
+        } else {
+            self.tree(y, depth)
+        }
+    }
+
+    /// Block `bi`'s instructions, ending with where control goes.
+    fn block(&mut self, bi: usize, depth: usize) -> String {
+        let (prog, func, texts) = (self.prog, self.func, self.texts);
+        let code = &func.code;
+        let ind = indent(depth);
+        let (start, end) = (self.cfg.starts[bi], self.ends[bi]);
+        let mut out = String::new();
         let mut at = start;
         let mut fired_para = u16::MAX;
         let mut open_seg_end = start; // written-out instructions before this are charged
@@ -249,9 +338,9 @@ fn function(out: &mut String, prog: &Program, i: usize, func: &Function, texts: 
                 open_seg_end = e;
             }
             let para = func.paras.get(at).copied().unwrap_or(func.para);
-            if para != last_para {
+            if para != self.last_para {
                 let _ = writeln!(out, "{ind}// §{}", comment(prog.para(para)));
-                last_para = para;
+                self.last_para = para;
             }
             // Rules fired: the paragraph counted before its first instruction in the
             // block runs, as the interpreter counts it (once per call).
@@ -262,28 +351,16 @@ fn function(out: &mut String, prog: &Program, i: usize, func: &Function, texts: 
             let rest = open_seg_end.saturating_sub(at + 1) as u64;
             let text = texts.get(at).map(|t| comment(t)).unwrap_or_default();
             let _ = writeln!(out, "{ind}// {at}: {text}");
-            instruction(out, prog, ind, at, rest, &code[at], single);
+            instruction(self, &mut out, bi, depth, at, rest, &code[at]);
             at += 1;
         }
         let last = &code[end - 1];
-        if !single && !matches!(last, Op::Jump { .. } | Op::Ret { .. } | Op::RetNil) {
-            if target(last).is_some() && !native(last) {
-                // The interpreter's branch decided: `pc` is set.
-            } else {
-                let _ = writeln!(out, "{ind}pc = {end};");
-            }
+        let decided = target(last).is_some() && !native(last);
+        if !matches!(last, Op::Jump { .. } | Op::Ret { .. } | Op::RetNil) && !decided {
+            let g = self.goto(bi, end, depth);
+            out.push_str(&g);
         }
-        if !single {
-            out.push_str("            }\n");
-        }
-    }
-    if single {
-        if !matches!(code[n - 1], Op::Ret { .. } | Op::RetNil) {
-            out.push_str("    Ok(Value::Nil)\n");
-        }
-        out.push_str("}\n");
-    } else {
-        out.push_str("            _ => return Ok(Value::Nil),\n        }\n    }\n}\n");
+        out
     }
 }
 
@@ -302,7 +379,11 @@ fn cmp(c: Cmp) -> &'static str {
     }
 }
 
-fn instruction(out: &mut String, prog: &Program, ind: &str, at: usize, rest: u64, op: &Op, single: bool) {
+/// Instruction `op` (at `at` of block `bi`, nested `depth` deep), its jumps through
+/// [`Gen::goto`].
+fn instruction(g: &mut Gen, out: &mut String, bi: usize, depth: usize, at: usize, rest: u64, op: &Op) {
+    let prog = g.prog;
+    let ind = &indent(depth);
     let get = |r: u16| format!("m.native_get(b, {r})");
     let bin = |out: &mut String, f: &str, dst: u16, a: u16, x: u16| {
         let _ = writeln!(
@@ -354,37 +435,24 @@ fn instruction(out: &mut String, prog: &Program, ind: &str, at: usize, rest: u64
                 get(a)
             );
         }
-        Op::Jump { to } => {
-            let _ = writeln!(out, "{ind}pc = {to};\n{ind}continue;");
-        }
+        Op::Jump { to } => out.push_str(&g.goto(bi, to as usize, depth)),
         Op::JumpIf { cond, to } | Op::JumpIfNot { cond, to } => {
             let not = if matches!(op, Op::JumpIf { .. }) { "" } else { "!" };
-            let _ = writeln!(
-                out,
-                "{ind}if {not}tri!(m, b, {at}, {rest}, ops::truth({})) {{\n{ind}    pc = {to};\n{ind}    continue;\n{ind}}}",
-                get(cond)
-            );
+            let test = format!("{not}tri!(m, b, {at}, {rest}, ops::truth({}))", get(cond));
+            cond_jump(g, out, bi, depth, &test, at, to as usize);
         }
         Op::BrCmp { cmp: c, a, b, to, when } => {
             let not = if when { "" } else { "!" };
-            let _ = writeln!(
-                out,
-                "{ind}if {not}tri!(m, b, {at}, {rest}, ops::test({}, {}, {})) {{\n{ind}    pc = {to};\n{ind}    continue;\n{ind}}}",
-                cmp(c),
-                get(a),
-                get(b)
-            );
+            let test =
+                format!("{not}tri!(m, b, {at}, {rest}, ops::test({}, {}, {}))", cmp(c), get(a), get(b));
+            cond_jump(g, out, bi, depth, &test, at, to as usize);
         }
         Op::BrCmpK { cmp: c, a, k, to, when } => {
             let not = if when { "" } else { "!" };
             let y = prog.consts.get(k as usize).copied().unwrap_or(Value::Nil);
-            let _ = writeln!(
-                out,
-                "{ind}if {not}tri!(m, b, {at}, {rest}, ops::test({}, {}, {})) {{\n{ind}    pc = {to};\n{ind}    continue;\n{ind}}}",
-                cmp(c),
-                get(a),
-                value(y)
-            );
+            let test =
+                format!("{not}tri!(m, b, {at}, {rest}, ops::test({}, {}, {}))", cmp(c), get(a), value(y));
+            cond_jump(g, out, bi, depth, &test, at, to as usize);
         }
         Op::Ret { src } => {
             let _ = writeln!(out, "{ind}return Ok({});", get(src));
@@ -400,29 +468,29 @@ fn instruction(out: &mut String, prog: &Program, ind: &str, at: usize, rest: u64
             let f = if matches!(op, Op::IterNext { .. } | Op::IterStart { .. }) { "iter" } else { "iter_at" };
             let start = matches!(op, Op::IterStart { .. } | Op::IterAtStart { .. });
             let call = format!("m.native_{f}(F, {at}, b, ({l}, {x}, {d}), {start})");
-            branch_on(out, ind, &call, at + 1, to as usize);
+            branch_on(g, out, bi, depth, &call, at + 1, to as usize);
         }
         Op::IterNextBack { list: l, idx: x, dst: d, body }
         | Op::IterAtBack { hex: l, idx: x, dst: d, body } => {
             let f = if matches!(op, Op::IterNextBack { .. }) { "iter" } else { "iter_at" };
             let call = format!("m.native_{f}(F, {at}, b, ({l}, {x}, {d}), false)");
-            branch_on(out, ind, &call, body as usize, at + 1);
+            branch_on(g, out, bi, depth, &call, body as usize, at + 1);
         }
         Op::BrTest { test, x, y, k, to, when } => {
             let call = format!("m.native_test(F, {at}, b, (Test::{test:?}, {x}, {y}, {k}))");
-            branch_when(out, ind, &call, when, to as usize, at + 1);
+            branch_when(g, out, bi, depth, &call, when, to as usize, at + 1);
         }
         Op::BrStatic { what, a, b: v, to, when } => {
             let call = format!("m.native_static(F, {at}, Static::{what:?}, {a}, {v})");
-            branch_when(out, ind, &call, when, to as usize, at + 1);
+            branch_when(g, out, bi, depth, &call, when, to as usize, at + 1);
         }
         Op::BrClass { u, class, to, when } => {
             let call = format!("m.native_is_class(F, {at}, b, {u}, {class})");
-            branch_when(out, ind, &call, when, to as usize, at + 1);
+            branch_when(g, out, bi, depth, &call, when, to as usize, at + 1);
         }
         Op::BrMarker { obj, marker, to, when } => {
             let call = format!("m.native_has_marker(F, {at}, b, {obj}, {marker})");
-            branch_when(out, ind, &call, when, to as usize, at + 1);
+            branch_when(g, out, bi, depth, &call, when, to as usize, at + 1);
         }
         Op::IsClass { dst, u, class } => {
             let _ = writeln!(
@@ -484,9 +552,20 @@ fn instruction(out: &mut String, prog: &Program, ind: &str, at: usize, rest: u64
             );
         }
         _ if target(op).is_some() => {
-            // A branch the interpreter decides: where it goes is the next block.
-            debug_assert!(!single);
-            let _ = writeln!(out, "{ind}branch!(m, b, {at}, pc);");
+            // A branch the interpreter decides: to its target or the next instruction.
+            let to = target(op).map_or(at + 1, |t| t as usize);
+            let _ = writeln!(
+                out,
+                "{ind}match m.native_branch(F, {at}, b) {{\n{ind}    usize::MAX => return m.native_stop(),"
+            );
+            if to != at + 1 {
+                let _ = writeln!(out, "{ind}    {to} => {{");
+                out.push_str(&g.goto(bi, to, depth + 2));
+                let _ = writeln!(out, "{ind}    }}");
+            }
+            let _ = writeln!(out, "{ind}    _ => {{");
+            out.push_str(&g.goto(bi, at + 1, depth + 2));
+            let _ = writeln!(out, "{ind}    }}\n{ind}}}");
         }
         _ => {
             let _ = writeln!(out, "{ind}op!(m, b, {at});");
@@ -494,16 +573,98 @@ fn instruction(out: &mut String, prog: &Program, ind: &str, at: usize, rest: u64
     }
 }
 
+/// A written-out conditional jump: to `to` when `test` holds, else on to the next
+/// instruction (the block's end adds that jump). A jump to the next instruction still
+/// evaluates its test, for its error.
+fn cond_jump(g: &mut Gen, out: &mut String, bi: usize, depth: usize, test: &str, at: usize, to: usize) {
+    let ind = indent(depth);
+    if to == at + 1 {
+        let _ = writeln!(out, "{ind}let _ = {test};");
+        return;
+    }
+    let _ = writeln!(out, "{ind}if {test} {{");
+    out.push_str(&g.goto(bi, to, depth + 1));
+    let _ = writeln!(out, "{ind}}}");
+}
+
 /// A branch on an instruction's `Option<bool>`: to `yes` or `no`, or the function stops.
-fn branch_on(out: &mut String, ind: &str, call: &str, yes: usize, no: usize) {
-    let _ = writeln!(
-        out,
-        "{ind}match {call} {{\n{ind}    Some(true) => pc = {yes},\n{ind}    Some(false) => pc = {no},\n{ind}    None => return m.native_stop(),\n{ind}}}"
-    );
+fn branch_on(g: &mut Gen, out: &mut String, bi: usize, depth: usize, call: &str, yes: usize, no: usize) {
+    let ind = indent(depth);
+    let _ = writeln!(out, "{ind}match {call} {{");
+    if yes == no {
+        let _ = writeln!(out, "{ind}    Some(_) => {{");
+        out.push_str(&g.goto(bi, yes, depth + 2));
+        let _ = writeln!(out, "{ind}    }}");
+    } else {
+        let _ = writeln!(out, "{ind}    Some(true) => {{");
+        out.push_str(&g.goto(bi, yes, depth + 2));
+        let _ = writeln!(out, "{ind}    }}\n{ind}    Some(false) => {{");
+        out.push_str(&g.goto(bi, no, depth + 2));
+        let _ = writeln!(out, "{ind}    }}");
+    }
+    let _ = writeln!(out, "{ind}    None => return m.native_stop(),\n{ind}}}");
 }
 
 /// A fused branch: to `to` when the test's value is `when`, else to `next`.
-fn branch_when(out: &mut String, ind: &str, call: &str, when: bool, to: usize, next: usize) {
+#[allow(clippy::too_many_arguments)]
+fn branch_when(
+    g: &mut Gen,
+    out: &mut String,
+    bi: usize,
+    depth: usize,
+    call: &str,
+    when: bool,
+    to: usize,
+    next: usize,
+) {
     let (yes, no) = if when { (to, next) } else { (next, to) };
-    branch_on(out, ind, call, yes, no);
+    branch_on(g, out, bi, depth, call, yes, no);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A program of one function with `code` (register 0 its condition).
+    fn program(code: Vec<Op>) -> Program {
+        let n = code.len();
+        let f = Function {
+            name: "f".into(),
+            params: 1,
+            slots: 2,
+            code,
+            paras: vec![0; n],
+            spans: vec![(0, 0, 0); n],
+            ..Function::default()
+        };
+        Program { functions: vec![f], ..Program::default() }
+    }
+
+    #[test]
+    fn a_reducible_function_is_structured() {
+        // 0: if r0 goto 2; 1: r1 = r0; 2: return nil. Block 2 is reached from two places.
+        let p = program(vec![Op::JumpIf { cond: 0, to: 2 }, Op::Mov { dst: 1, src: 0 }, Op::RetNil]);
+        let code = generate(&p, "inline");
+        assert!(code.contains("'b2: {") && code.contains("break 'b2;"), "{code}");
+        assert!(!code.contains("match pc"), "{code}");
+        // A loop: 0: r1 = r0; 1: if r0 goto 0; 2: return nil.
+        let p = program(vec![Op::Mov { dst: 1, src: 0 }, Op::JumpIf { cond: 0, to: 0 }, Op::RetNil]);
+        let code = generate(&p, "inline");
+        assert!(code.contains("'l0: loop {") && code.contains("continue 'l0;"), "{code}");
+    }
+
+    #[test]
+    fn an_irreducible_function_keeps_the_program_counter() {
+        // A loop entered at two places: 0: if r0 goto 2; 1: r1 = r0; 2: if r0 goto 1;
+        // 3: return nil.
+        let p = program(vec![
+            Op::JumpIf { cond: 0, to: 2 },
+            Op::Mov { dst: 1, src: 0 },
+            Op::JumpIf { cond: 0, to: 1 },
+            Op::RetNil,
+        ]);
+        let code = generate(&p, "inline");
+        assert!(code.contains("match pc {") && code.contains("pc = 1;"), "{code}");
+        assert!(!code.contains("'l1: loop"), "{code}");
+    }
 }

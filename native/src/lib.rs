@@ -5,6 +5,7 @@
 //! the VM stays the reference semantics, and a differential test (crate
 //! `kriegsspiel-native-check`) plays the same games both ways and compares the logs.
 
+mod cfg;
 mod codegen;
 
 pub use codegen::generate;

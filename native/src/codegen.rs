@@ -520,6 +520,12 @@ fn instruction(g: &mut Gen, out: &mut String, bi: usize, depth: usize, at: usize
                 "{ind}let v = get!(m, m.native_unit_field(F, {at}, b, {obj}, Field::{field:?}));\n{ind}m.native_set(b, {dst}, v);"
             );
         }
+        Op::Field { dst, obj, field: field @ (Field::Terrain | Field::TerrainAttr(_)) } => {
+            let _ = writeln!(
+                out,
+                "{ind}if !m.native_terrain_field(F, {at}, b, ({obj}, Field::{field:?}, {dst})) {{\n{ind}    return m.native_stop();\n{ind}}}"
+            );
+        }
         // A direct call of another generated function when `invoke` would do no more
         // than enter and leave the frame (no modifier trace to open); else `invoke`.
         Op::Call { f: g, args, argc, dst, trace } => {

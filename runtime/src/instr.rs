@@ -9,7 +9,7 @@
 
 use crate::board::Board;
 use crate::error::RuntimeError;
-use crate::op::{Builtin, Field, Reg, Static, Test, NO_REG};
+use crate::op::{Builtin, Field, Op, Reg, Static, Test, NO_REG};
 use crate::program::{FnId, Function};
 use crate::value::Value;
 use crate::vm::{Exec, Halt, Vm};
@@ -301,5 +301,54 @@ impl<'p> Vm<'p> {
             self.regs[base + dst as usize] = v;
         }
         Ok(())
+    }
+
+    /// `Field` of a hex's terrain or of a terrain's attribute (static map data): the
+    /// value, or `None` for any other operand (the general path then decides, with
+    /// its error). The paragraph is set as the general path sets it.
+    #[inline(always)]
+    pub(crate) fn op_terrain_field(
+        &mut self,
+        func: &Function,
+        at: usize,
+        base: usize,
+        obj: Reg,
+        field: Field,
+    ) -> Option<Value> {
+        let prog = self.prog;
+        let v = match (self.regs[base + obj as usize], field) {
+            (Value::Hex(h), Field::Terrain) => {
+                Value::Terrain(prog.map.terrain.get(h as usize).copied().unwrap_or(0))
+            }
+            (Value::Terrain(t), Field::TerrainAttr(a)) => Value::Int(
+                prog.terrains.get(t as usize).and_then(|d| d.attrs.get(a as usize)).copied().unwrap_or(0),
+            ),
+            _ => return None,
+        };
+        self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+        Some(v)
+    }
+
+    /// Any instruction `step` does not handle itself (effects, dice, decisions, the
+    /// rarer fields and lists): through `exec_effect`, with the paragraph set and the
+    /// movement cost memo told what it reads. The next instruction's index.
+    #[inline(never)]
+    pub(crate) fn op_general(
+        &mut self,
+        f: FnId,
+        func: &Function,
+        at: usize,
+        base: usize,
+        op: Op,
+    ) -> Exec<usize> {
+        self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+        if self.rec.active {
+            self.note_op(op, base);
+        }
+        match self.exec_effect(op, base, at + 1) {
+            Ok(next) => Ok(next),
+            Err(Halt::Error(e)) => Err(self.located(f, at, e)),
+            Err(end) => Err(end),
+        }
     }
 }

@@ -30,6 +30,21 @@ use crate::program::{FnId, ParaId, Program};
 use crate::value::Value;
 use crate::vm::Vm;
 
+/// Instruction `at`'s step charged, then `$op` run: its result, or `None` with the
+/// function's outcome kept ([`Vm::native_tick`], [`Vm::native_keep`]). A macro, not a
+/// method taking a closure: the closure was not always inlined into generated code,
+/// which then paid a call for every class or marker test.
+macro_rules! native_do {
+    ($m:ident, $f:expr, $at:expr, $op:expr) => {
+        if $m.native_tick($f, $at) {
+            let r = $op;
+            $m.native_keep(r)
+        } else {
+            None
+        }
+    };
+}
+
 pub use crate::op::{Builtin, Field, Reg, Static, Test};
 pub use crate::vm::{Exec, Flow, Halt, Vm as Machine};
 
@@ -219,17 +234,6 @@ impl<'p> Vm<'p> {
         }
     }
 
-    /// Instruction `at`'s step charged, then `op` run: its result, or `None` with the
-    /// function's outcome kept ([`Vm::native_tick`], [`Vm::native_keep`]).
-    #[inline(always)]
-    fn native_do<T>(&mut self, f: FnId, at: usize, op: impl FnOnce(&mut Self) -> Exec<T>) -> Option<T> {
-        if !self.native_tick(f, at) {
-            return None;
-        }
-        let r = op(self);
-        self.native_keep(r)
-    }
-
     // The instructions below are known when the code is generated: each runs the
     // interpreter's own code for it (`instr.rs`) without `step`'s dispatch, its step
     // charged here. `None` (or false): the function stops ([`Vm::native_stop`]).
@@ -247,7 +251,7 @@ impl<'p> Vm<'p> {
         regs: (Reg, Reg, Reg),
         start: bool,
     ) -> Option<bool> {
-        self.native_do(f, at, |m| m.op_iter_list(f, at, base, regs, start))
+        native_do!(self, f, at, self.op_iter_list(f, at, base, regs, start))
     }
 
     /// `IterAt`/`IterAtStart`/`IterAtBack` at `at`: whether a unit was taken.
@@ -260,28 +264,26 @@ impl<'p> Vm<'p> {
         regs: (Reg, Reg, Reg),
         start: bool,
     ) -> Option<bool> {
-        self.native_do(f, at, |m| m.op_iter_at(f, at, base, regs, start))
+        native_do!(self, f, at, self.op_iter_at(f, at, base, regs, start))
     }
 
     /// `BrTest`'s test at `at`.
     #[cfg_attr(not(debug_assertions), inline)]
     pub fn native_test(&mut self, f: FnId, at: usize, base: usize, t: (Test, Reg, Reg, u16)) -> Option<bool> {
-        self.native_do(f, at, |m| {
-            let prog = m.prog;
-            m.op_test(f, &prog.functions[f as usize], at, base, t)
-        })
+        let prog = self.prog;
+        native_do!(self, f, at, self.op_test(f, &prog.functions[f as usize], at, base, t))
     }
 
     /// `BrStatic`'s predicate at `at`.
     #[cfg_attr(not(debug_assertions), inline)]
     pub fn native_static(&mut self, f: FnId, at: usize, what: Static, a: u16, b: u16) -> Option<bool> {
-        self.native_do(f, at, |m| Ok(m.op_static(what, a, b)))
+        native_do!(self, f, at, Ok(self.op_static(what, a, b)))
     }
 
     /// `IsClass`/`BrClass` at `at`.
     #[cfg_attr(not(debug_assertions), inline)]
     pub fn native_is_class(&mut self, f: FnId, at: usize, base: usize, u: Reg, class: u8) -> Option<bool> {
-        self.native_do(f, at, |m| m.op_is_class(f, at, base, u, class))
+        native_do!(self, f, at, self.op_is_class(f, at, base, u, class))
     }
 
     /// `HasMarker`/`BrMarker` at `at`.
@@ -294,13 +296,13 @@ impl<'p> Vm<'p> {
         obj: Reg,
         marker: u16,
     ) -> Option<bool> {
-        self.native_do(f, at, |m| Ok(m.op_has_marker(base, obj, marker)))
+        native_do!(self, f, at, Ok(self.op_has_marker(base, obj, marker)))
     }
 
     /// `Field` of `side` at `at`.
     #[cfg_attr(not(debug_assertions), inline)]
     pub fn native_side(&mut self, f: FnId, at: usize, base: usize, obj: Reg) -> Option<Value> {
-        self.native_do(f, at, |m| m.op_side(f, at, base, obj))
+        native_do!(self, f, at, self.op_side(f, at, base, obj))
     }
 
     /// `Field` of a rating, `hex`, `steps` or `on_map` at `at`.
@@ -313,7 +315,30 @@ impl<'p> Vm<'p> {
         obj: Reg,
         field: Field,
     ) -> Option<Value> {
-        self.native_do(f, at, |m| m.op_unit_field(f, at, base, obj, field))
+        native_do!(self, f, at, self.op_unit_field(f, at, base, obj, field))
+    }
+
+    /// `Field` of a hex's terrain or a terrain's attribute at `at`, written to `dst`
+    /// (any other operand through the interpreter's general path, as `step` does).
+    #[cfg_attr(not(debug_assertions), inline)]
+    pub fn native_terrain_field(
+        &mut self,
+        f: FnId,
+        at: usize,
+        base: usize,
+        (obj, field, dst): (Reg, Field, Reg),
+    ) -> bool {
+        let func = &self.prog.functions[f as usize];
+        native_do!(self, f, at, {
+            match self.op_terrain_field(func, at, base, obj, field) {
+                Some(v) => {
+                    self.regs[base + dst as usize] = v;
+                    Ok(())
+                }
+                None => self.op_general(f, func, at, base, func.code[at]).map(|_| ()),
+            }
+        })
+        .is_some()
     }
 
     /// `Call` at `at`: the callee's value.
@@ -325,10 +350,8 @@ impl<'p> Vm<'p> {
         base: usize,
         call: (FnId, Reg, u16, bool),
     ) -> Option<Value> {
-        self.native_do(f, at, |m| {
-            let prog = m.prog;
-            m.op_call(&prog.functions[f as usize], at, base, call)
-        })
+        let prog = self.prog;
+        native_do!(self, f, at, self.op_call(&prog.functions[f as usize], at, base, call))
     }
 
     /// Whether a `Call` (its `trace` flag; `modifiers`: the callee is a modifier set)
@@ -358,13 +381,16 @@ impl<'p> Vm<'p> {
         base: usize,
         (g, args, argc): (FnId, Reg, u16),
     ) -> Option<NativeFrame> {
-        let (base, mark) = self.native_do(f, at, |m| {
-            let prog = m.prog;
+        let prog = self.prog;
+        let (base, mark) = native_do!(
+            self,
+            f,
+            at,
             match prog.functions.get(g as usize) {
-                Some(func) => m.enter(g, func, base + args as usize, argc as usize),
+                Some(func) => self.enter(g, func, base + args as usize, argc as usize),
                 None => Err(RuntimeError::new("R0001", format!("no function #{g}")).into()),
             }
-        })?;
+        )?;
         Some(NativeFrame { base, mark })
     }
 
@@ -385,11 +411,8 @@ impl<'p> Vm<'p> {
         base: usize,
         op: (Builtin, Reg, [Reg; 5], u8),
     ) -> bool {
-        self.native_do(f, at, |m| {
-            let prog = m.prog;
-            m.op_builtin(f, &prog.functions[f as usize], at, base, op)
-        })
-        .is_some()
+        let prog = self.prog;
+        native_do!(self, f, at, self.op_builtin(f, &prog.functions[f as usize], at, base, op)).is_some()
     }
 
     /// What a function stopped by [`Vm::native_op`] or [`Vm::native_branch`] returns.

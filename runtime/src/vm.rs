@@ -720,17 +720,14 @@ impl<'p> Vm<'p> {
             Op::Ret { src } => return Ok(Flow::Ret(r!(src))),
             Op::RetNil => return Ok(Flow::Ret(Value::Nil)),
             Op::Builtin { b, dst, a, argc } => self.op_builtin(f, func, at, base, (b, dst, a, argc))?,
-            _ => {
-                self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
-                if self.rec.active {
-                    self.note_op(op, base);
-                }
-                match self.exec_effect(op, base, pc) {
-                    Ok(next) => pc = next,
-                    Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
-                    Err(end) => return Err(end),
+            // A hex's terrain and a terrain's attributes: static map data.
+            Op::Field { dst, obj, field: field @ (Field::Terrain | Field::TerrainAttr(_)) } => {
+                match self.op_terrain_field(func, at, base, obj, field) {
+                    Some(v) => r!(dst) = v,
+                    None => pc = self.op_general(f, func, at, base, op)?,
                 }
             }
+            _ => pc = self.op_general(f, func, at, base, op)?,
         }
 
         Ok(Flow::Next(pc))

@@ -70,10 +70,7 @@ fn main() {
         if let Err(e) = std::fs::write(&file, code) {
             panic!("{}: {e}", file.display());
         }
-        let _ = writeln!(
-            all,
-            "/// rulebooks/{name} compiled to Rust.\n#[allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, unused_labels, unreachable_patterns, clippy::all)]\npub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}"
-        );
+        module_item(&mut all, &format!("rulebooks/{name}"), &module);
         let _ = writeln!(table, "        {name:?} => &{module}::CODE,");
         if let Some(&(_, n)) = MUTATED.iter().find(|(r, _)| *r == name) {
             let n = mutant_count(n);
@@ -97,6 +94,14 @@ fn main() {
     if let Err(e) = std::fs::write(&file, all) {
         panic!("{}: {e}", file.display());
     }
+}
+
+/// Add to `all` the module `module` (in `$OUT_DIR/{module}.rs`), the code of `what`.
+fn module_item(all: &mut String, what: &str, module: &str) {
+    let _ = writeln!(
+        all,
+        "/// {what} compiled to Rust.\n#[allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, unused_labels, unreachable_patterns, clippy::all)]\npub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}"
+    );
 }
 
 /// How many mutants of a rulebook to keep: `default`, or `KRIEGSSPIEL_MUTANTS`.
@@ -138,15 +143,15 @@ fn mutants(
         let hash = format!("{:#018x}", kriegsspiel_runtime::native::program_hash(p));
         code.lines().filter(|l| !l.contains(&hash)).collect::<Vec<_>>().join("\n")
     };
-    let label = format!("a mutant of rulebooks/{name}");
+    let label = format!("A mutant of rulebooks/{name}");
     let original = strip(&kriegsspiel_native::generate_included(prog, &label), prog);
     let mut kept = 0;
+    // Games never run the worked examples: mutate the other files.
+    let targets: Vec<usize> = (0..files.len()).filter(|&i| !files[i].0.starts_with("examples")).collect();
     for _ in 0..n * TRIES_PER_MUTANT {
         if kept == n {
             break;
         }
-        // Games never run the worked examples: mutate the other files.
-        let targets: Vec<usize> = (0..files.len()).filter(|&i| !files[i].0.starts_with("examples")).collect();
         let Some(&file) = targets.get(stream.index() % targets.len().max(1)) else { return };
         let muts: Vec<mutate::Mutation> = (0..1 + stream.next_u64() % 2).map(|_| stream.mutation()).collect();
         let mutated = mutate::mutate_files(&files, file, &muts);
@@ -177,10 +182,7 @@ fn mutants(
         if let Err(e) = std::fs::write(&path, code) {
             panic!("{}: {e}", path.display());
         }
-        let _ = writeln!(
-            all,
-            "/// A mutant of rulebooks/{name} compiled to Rust.\n#[allow(unused_mut, unused_variables, unused_macros, unused_imports, unreachable_code, unused_labels, unreachable_patterns, clippy::all)]\npub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));\n}}"
-        );
+        module_item(all, &label, &module);
         let _ = writeln!(
             table,
             "    crate::Mutant {{ rulebook: {name:?}, what: {what:?}, dir: concat!(env!(\"OUT_DIR\"), \"/mutants/{module}\"), code: &{module}::CODE }},"

@@ -5,12 +5,34 @@
 //! decision and roll counts, and (on half the seeds, counted as `run --games` counts
 //! them) the same rules fired.
 
-use kriegsspiel_runtime::game::{play, AgentKind, GameOptions};
+use kriegsspiel_runtime::game::{play, AgentKind, GameOptions, GameOutcome};
 use kriegsspiel_runtime::native::Native;
 use std::path::Path;
 
 fn seeds() -> u64 {
     std::env::var("KRIEGSSPIEL_DIFF_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(40)
+}
+
+/// The same game both ways (`at` names it): byte-identical logs, the same result, the
+/// same instruction, decision and roll counts, and the same rules fired.
+fn same_game(at: &str, vm: &GameOutcome, nat: &GameOutcome) {
+    let (a, b) = (vm.log.text(), nat.log.text());
+    if a != b {
+        let line = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(0);
+        panic!(
+            "{at}: the logs differ at line {}\nVM:     {}\nnative: {}",
+            line + 1,
+            a.lines().nth(line).unwrap_or("(end)"),
+            b.lines().nth(line).unwrap_or("(end)")
+        );
+    }
+    assert_eq!(format!("{:?}", vm.result), format!("{:?}", nat.result), "{at}");
+    assert_eq!(
+        (vm.stats.instructions, vm.stats.decisions, vm.stats.rolls),
+        (nat.stats.instructions, nat.stats.decisions, nat.stats.rolls),
+        "{at}: instructions, decisions, rolls"
+    );
+    assert_eq!(vm.fired, nat.fired, "{at}: rules fired");
 }
 
 fn differential(rulebook: &str) {
@@ -42,30 +64,7 @@ fn differential(rulebook: &str) {
             let vm = play(&prog, &opts).expect("the VM plays");
             opts.native = Some(native);
             let nat = play(&prog, &opts).expect("the native code plays");
-            let (a, b) = (vm.log.text(), nat.log.text());
-            if a != b {
-                let line = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(0);
-                panic!(
-                    "{rulebook} {} seed {seed}: the logs differ at line {}\nVM:     {}\nnative: {}",
-                    scenario.id,
-                    line + 1,
-                    a.lines().nth(line).unwrap_or("(end)"),
-                    b.lines().nth(line).unwrap_or("(end)")
-                );
-            }
-            assert_eq!(
-                format!("{:?}", vm.result),
-                format!("{:?}", nat.result),
-                "{rulebook} {} seed {seed}",
-                scenario.id
-            );
-            assert_eq!(
-                (vm.stats.instructions, vm.stats.decisions, vm.stats.rolls),
-                (nat.stats.instructions, nat.stats.decisions, nat.stats.rolls),
-                "{rulebook} {} seed {seed}: instructions, decisions, rolls",
-                scenario.id
-            );
-            assert_eq!(vm.fired, nat.fired, "{rulebook} {} seed {seed}: rules fired", scenario.id);
+            same_game(&format!("{rulebook} {} seed {seed}", scenario.id), &vm, &nat);
             if rules_fired {
                 assert!(
                     vm.fired.iter().any(|&n| n > 0),
@@ -193,23 +192,7 @@ fn mutants_play_the_same_both_ways() {
                     }
                     (a, b) => panic!("{at}: VM {:?}, native {:?}", a.err(), b.err()),
                 };
-                let (a, b) = (vm.log.text(), nat.log.text());
-                if a != b {
-                    let line = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(0);
-                    panic!(
-                        "{at}: the logs differ at line {}\nVM:     {}\nnative: {}",
-                        line + 1,
-                        a.lines().nth(line).unwrap_or("(end)"),
-                        b.lines().nth(line).unwrap_or("(end)")
-                    );
-                }
-                assert_eq!(format!("{:?}", vm.result), format!("{:?}", nat.result), "{at}");
-                assert_eq!(
-                    (vm.stats.instructions, vm.stats.decisions, vm.stats.rolls),
-                    (nat.stats.instructions, nat.stats.decisions, nat.stats.rolls),
-                    "{at}: instructions, decisions, rolls"
-                );
-                assert_eq!(vm.fired, nat.fired, "{at}: rules fired");
+                same_game(&at, &vm, &nat);
                 if let Err(e) = &vm.result {
                     *errors.entry(e.code.to_string()).or_default() += 1;
                 }

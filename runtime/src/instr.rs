@@ -303,18 +303,20 @@ impl<'p> Vm<'p> {
         Ok(())
     }
 
-    /// `Field` of a hex's terrain or of a terrain's attribute (static map data): the
-    /// value, or `None` for any other operand (the general path then decides, with
-    /// its error). The paragraph is set as the general path sets it.
+    /// `Field` of a hex's terrain or of a terrain's attribute (static map data) into
+    /// r[dst], with the paragraph set as the general path sets it; any other operand
+    /// through the general path (`op`, the instruction), which decides, with its error.
+    /// The next instruction's index.
     #[inline(always)]
     pub(crate) fn op_terrain_field(
         &mut self,
+        f: FnId,
         func: &Function,
         at: usize,
         base: usize,
-        obj: Reg,
-        field: Field,
-    ) -> Option<Value> {
+        op: Op,
+        (obj, field, dst): (Reg, Field, Reg),
+    ) -> Exec<usize> {
         let prog = self.prog;
         let v = match (self.regs[base + obj as usize], field) {
             (Value::Hex(h), Field::Terrain) => {
@@ -323,10 +325,11 @@ impl<'p> Vm<'p> {
             (Value::Terrain(t), Field::TerrainAttr(a)) => Value::Int(
                 prog.terrains.get(t as usize).and_then(|d| d.attrs.get(a as usize)).copied().unwrap_or(0),
             ),
-            _ => return None,
+            _ => return self.op_general(f, func, at, base, op),
         };
         self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
-        Some(v)
+        self.regs[base + dst as usize] = v;
+        Ok(at + 1)
     }
 
     /// Any instruction `step` does not handle itself (effects, dice, decisions, the

@@ -329,16 +329,8 @@ impl<'p> Vm<'p> {
         (obj, field, dst): (Reg, Field, Reg),
     ) -> bool {
         let func = &self.prog.functions[f as usize];
-        native_do!(self, f, at, {
-            match self.op_terrain_field(func, at, base, obj, field) {
-                Some(v) => {
-                    self.regs[base + dst as usize] = v;
-                    Ok(())
-                }
-                None => self.op_general(f, func, at, base, func.code[at]).map(|_| ()),
-            }
-        })
-        .is_some()
+        native_do!(self, f, at, self.op_terrain_field(f, func, at, base, func.code[at], (obj, field, dst)))
+            .is_some()
     }
 
     /// `Call` at `at`: the callee's value.

@@ -722,10 +722,7 @@ impl<'p> Vm<'p> {
             Op::Builtin { b, dst, a, argc } => self.op_builtin(f, func, at, base, (b, dst, a, argc))?,
             // A hex's terrain and a terrain's attributes: static map data.
             Op::Field { dst, obj, field: field @ (Field::Terrain | Field::TerrainAttr(_)) } => {
-                match self.op_terrain_field(func, at, base, obj, field) {
-                    Some(v) => r!(dst) = v,
-                    None => pc = self.op_general(f, func, at, base, op)?,
-                }
+                pc = self.op_terrain_field(f, func, at, base, op, (obj, field, dst))?
             }
             _ => pc = self.op_general(f, func, at, base, op)?,
         }

@@ -131,7 +131,8 @@ fn fred() -> Program {
 }
 
 /// On a real rulebook with hidden tracks (Frederick 1757): every playout replays the game
-/// it forks from (no R0019, no runtime error), and the same seed gives the same log.
+/// it forks from (no R0019, no runtime error), resumed from its turn's checkpoint, and the
+/// same seed gives the same log.
 #[test]
 fn search_games_replay_faithfully_and_are_deterministic() {
     let prog = fred();
@@ -156,6 +157,15 @@ fn search_games_replay_faithfully_and_are_deterministic() {
         .and_then(|n| n.parse().ok())
         .expect("a count of searched decisions");
     assert!(searched > 100, "{notes}");
+    // Playouts resume from the turn's checkpoint (and, in this debug build, each is
+    // also replayed from the start and compared: `check_resumed` in search.rs).
+    let resumed: u64 = notes
+        .split(" playouts resumed from the start of their turn")
+        .next()
+        .and_then(|s| s.rsplit('"').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a count of resumed playouts");
+    assert!(resumed > 100, "{notes}");
     let b = play(&prog, &opts(7)).expect("plays");
     assert_eq!(a.log.text(), b.log.text(), "same seed, same log");
 }

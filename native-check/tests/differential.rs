@@ -134,6 +134,31 @@ fn an_exhausted_budget_stops_both_at_the_same_instruction() {
     }
 }
 
+/// A game with a search agent, whose playouts resume from checkpoints taken while native
+/// code runs the sequence of play and then run natively too: the same game both ways (and,
+/// in this debug build, every resumed playout equal to its replay from the start).
+#[test]
+fn a_search_game_is_the_same_both_ways() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rulebooks/frederick-the-great");
+    let sources = kriegsspiel_compiler::load(&dir).expect("loads");
+    let prog = kriegsspiel_compiler::compile(&sources).program.expect("compiles");
+    let Some(code) = kriegsspiel_native_check::code("frederick-the-great") else {
+        eprintln!("SKIPPED: frederick-the-great not translated (built with KRIEGSSPIEL_NATIVE_ONLY)");
+        return;
+    };
+    let native = Native::for_program(code, &prog).expect("same program");
+    let mut opts = GameOptions { scenario: "1757".into(), seed: 3, ..GameOptions::default() };
+    opts.agents.insert("Allies".into(), AgentKind::Search(2, Some(1)));
+    opts.agents.insert("Coalition".into(), AgentKind::Heuristic);
+    let vm = play(&prog, &opts).expect("the VM plays");
+    opts.native = Some(native);
+    let nat = play(&prog, &opts).expect("the native code plays");
+    same_game("frederick-the-great 1757 seed 3, Allies searching", &vm, &nat);
+    let notes = vm.log.text().lines().find(|l| l.contains(r#""type":"agent""#)).map(str::to_string);
+    let notes = notes.expect("the search agent's notes");
+    assert!(notes.contains("playouts resumed from the start of their turn, 0 replayed"), "{notes}");
+}
+
 /// Code generated from one program is refused for another.
 #[test]
 fn code_for_another_program_is_refused() {

@@ -32,6 +32,9 @@ pub struct ChoiceRequest<'a> {
     /// Does another side hold a `secret` or `sealed` decision not yet revealed? (The
     /// search agent cannot replay the game without reading it, so it does not search.)
     pub unrevealed: bool,
+    /// The game as it stood when the current turn began, where the game could be copied
+    /// there (`checkpoint.rs`): a search resumes its playouts from it.
+    pub resume: Option<&'a crate::checkpoint::Checkpoint>,
 }
 
 /// One decision an agent answered: who, how many options (and whether declining was
@@ -226,6 +229,7 @@ mod tests {
             none_score: None,
             history: &[],
             unrevealed: false,
+            resume: None,
         }
     }
 

@@ -383,6 +383,7 @@ impl<'p> Vm<'p> {
                         none_score,
                         history: &self.history,
                         unrevealed: self.unrevealed_for(s),
+                        resume: self.checkpoint.as_deref(),
                     };
                     let agent = self
                         .agents

@@ -310,6 +310,8 @@ fn play_with(
         None => None,
     };
     vm.check_invariants = opts.invariants && !prog.invariants.is_empty();
+    // A search agent resumes its playouts from the start of the current turn.
+    vm.checkpoints = opts.agents.values().any(|k| matches!(k, AgentKind::Search(..)));
     if opts.profile {
         vm.profile = Some(Vec::new());
     }

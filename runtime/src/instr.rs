@@ -345,6 +345,9 @@ impl<'p> Vm<'p> {
         op: Op,
     ) -> Exec<usize> {
         self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
+        if self.checkpoints {
+            self.maybe_checkpoint(f, at, base, op);
+        }
         if self.rec.active {
             self.note_op(op, base);
         }

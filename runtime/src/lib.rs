@@ -7,6 +7,7 @@
 pub mod agent;
 mod board;
 mod builtins;
+pub mod checkpoint;
 pub mod dice;
 pub mod disasm;
 mod effects;

@@ -25,6 +25,7 @@
 //! hidden types (the playout cannot yet replace those by their estimates).
 
 use crate::agent::{Agent, ChoiceRequest, Decision, HeuristicAgent};
+use crate::checkpoint::Checkpoint;
 use crate::dice::Dice;
 use crate::error::RuntimeError;
 use crate::log::Log;
@@ -160,49 +161,60 @@ enum Playout {
 }
 
 /// Replay the game with `history`, answer `candidate` at the fork, play on with
-/// heuristic agents and the dice of `playout_seed`.
-fn playout(
-    setup: &Setup,
+/// heuristic agents and the dice of `playout_seed`. From checkpoint `from` when given
+/// (the replay then starts at the decisions made since it), else from the start.
+fn playout<'p>(
+    setup: &Setup<'p>,
     history: &[Decision],
     candidate: Option<u32>,
     player: usize,
     playout_seed: u64,
-) -> Playout {
+    from: Option<&Checkpoint>,
+) -> (Playout, Option<Vm<'p>>) {
     let prog = setup.prog;
-    let Some(sequence) = prog.sequence else { return Playout::Failed };
-    let Some(scenario) = prog.scenarios.get(setup.scenario) else { return Playout::Failed };
-    let agents: Vec<Box<dyn Agent + '_>> = (0..setup.seats.players.len())
+    let Some(sequence) = prog.sequence else { return (Playout::Failed, None) };
+    let Some(scenario) = prog.scenarios.get(setup.scenario) else { return (Playout::Failed, None) };
+    let agents: Vec<Box<dyn Agent + 'p>> = (0..setup.seats.players.len())
         .map(|i| Box::new(HeuristicAgent::new(playout_seed, i as u8)) as Box<dyn Agent>)
         .collect();
-    let state = State::new(prog, scenario);
-    let mut vm = Vm::new(
-        prog,
-        state,
-        setup.scenario,
-        setup.seed,
-        agents,
-        Log::new(false),
-        setup.rulings.clone(),
-        setup.budget,
-    );
-    vm.options = setup.options.clone();
-    vm.seats = setup.seats.clone();
+    let from = from.filter(|cp| cp.decisions_before() <= history.len());
+    let mut vm = match from {
+        Some(cp) => Vm::resumed(prog, cp, history, agents, setup.budget),
+        None => {
+            let mut vm = Vm::new(
+                prog,
+                State::new(prog, scenario),
+                setup.scenario,
+                setup.seed,
+                agents,
+                Log::new(false),
+                setup.rulings.clone(),
+                setup.budget,
+            );
+            vm.options = setup.options.clone();
+            vm.seats = setup.seats.clone();
+            vm
+        }
+    };
     vm.native = setup.native.and_then(|n| n.code_for(prog));
     // Checking invariants never changes a game that keeps them (the game checks them).
     vm.check_invariants = false;
     vm.replay = Some(Box::new(Replay {
         history: history.to_vec(),
-        cursor: 0,
+        cursor: from.map_or(0, |cp| cp.decisions_before()),
         candidate,
         dice_seed: playout_seed,
         viewer: player,
         horizon: setup.horizon,
     }));
-    let run = vm.init_control().and_then(|_| vm.call(sequence, &[]));
+    let run = match from {
+        Some(cp) => vm.run_resumed(cp),
+        None => vm.init_control().and_then(|_| vm.call(sequence, &[])),
+    };
     if vm.replay.is_some() {
-        return Playout::Diverged;
+        return (Playout::Diverged, Some(vm));
     }
-    match run {
+    let p = match run {
         Err(Halt::End(r)) => {
             let mine = |name: &str| {
                 setup.seats.players.get(player).is_some_and(|sides| {
@@ -223,6 +235,27 @@ fn playout(
         },
         Err(Halt::Error(e)) if e.code == "R0019" => Playout::Diverged,
         _ => Playout::Failed,
+    };
+    (p, Some(vm))
+}
+
+/// Under `debug_assertions`: the playout resumed from a checkpoint is the one replayed
+/// from the start (same outcome, final state, decisions and dice).
+#[cfg(debug_assertions)]
+fn check_resumed(
+    setup: &Setup,
+    history: &[Decision],
+    candidate: Option<u32>,
+    player: usize,
+    seed: u64,
+    resumed: &(Playout, Option<Vm>),
+) {
+    let replayed = playout(setup, history, candidate, player, seed, None);
+    assert_eq!(resumed.0, replayed.0, "a resumed playout's outcome is the replayed one's");
+    if let (Some(a), Some(b)) = (&resumed.1, &replayed.1) {
+        assert!(a.state == b.state, "a resumed playout ends in the replayed one's state");
+        assert_eq!(a.history, b.history, "a resumed playout makes the replayed one's decisions");
+        assert_eq!(a.dice.clone().word(), b.dice.clone().word(), "and leaves its dice where it does");
     }
 }
 
@@ -270,6 +303,9 @@ pub struct SearchAgent<'p> {
     failed: u64,
     /// Playouts stopped at the horizon and scored by the position score.
     truncated: u64,
+    /// Playouts resumed from the current turn's checkpoint (the rest replayed the game
+    /// from its start).
+    resumed: u64,
 }
 
 impl<'p> SearchAgent<'p> {
@@ -289,6 +325,7 @@ impl<'p> SearchAgent<'p> {
             diverged: 0,
             failed: 0,
             truncated: 0,
+            resumed: 0,
         }
     }
 
@@ -319,6 +356,13 @@ impl Agent for SearchAgent<'_> {
             "{} playouts per decision: {} decisions searched with {} playouts",
             self.playouts, self.searched, self.run
         )];
+        if self.run > 0 {
+            n.push(format!(
+                "{} playouts resumed from the start of their turn, {} replayed from the start of the game",
+                self.resumed,
+                self.run - self.resumed
+            ));
+        }
         if let Some(h) = self.setup.horizon {
             let f = self.setup.prog.score.and_then(|f| self.setup.prog.functions.get(f as usize));
             n.push(format!(
@@ -372,7 +416,16 @@ impl Agent for SearchAgent<'_> {
             let k = i % cands.len();
             let seed = self.rng.word();
             self.run += 1;
-            let p = playout(&self.setup, req.history, cands[k], self.player, seed);
+            let from = req.resume;
+            if from.is_some() {
+                self.resumed += 1;
+            }
+            let out = playout(&self.setup, req.history, cands[k], self.player, seed, from);
+            #[cfg(debug_assertions)]
+            if from.is_some() {
+                check_resumed(&self.setup, req.history, cands[k], self.player, seed, &out);
+            }
+            let p = out.0;
             match p {
                 Playout::Scored(_) => {}
                 Playout::Horizon(_) => self.truncated += 1,

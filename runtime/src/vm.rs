@@ -156,6 +156,10 @@ pub struct Vm<'p> {
     pub(crate) native: Option<&'static dyn crate::native::NativeCode>,
     /// What a native function stopped by an instruction returns (`native.rs`).
     pub(crate) native_out: Option<Exec<Value>>,
+    /// Copy the game whenever the sequence of play begins a turn (a search agent plays;
+    /// `checkpoint.rs`), the latest copy kept here for the agents' requests.
+    pub(crate) checkpoints: bool,
+    pub(crate) checkpoint: Option<Box<crate::checkpoint::Checkpoint>>,
 }
 
 /// Rules fired: per paragraph, in how many calls of rulebook code (a procedure, `fn`,
@@ -250,6 +254,8 @@ impl<'p> Vm<'p> {
             stop_at_turn: None,
             native: None,
             native_out: None,
+            checkpoints: false,
+            checkpoint: None,
         }
         .with_occupancy()
     }
@@ -289,6 +295,18 @@ impl<'p> Vm<'p> {
             }
             None => self.state.units[u as usize].hex = crate::state::OFF_MAP,
         }
+    }
+
+    /// Rulebook calls active (the Rust recursion of the interpreter and native code).
+    pub(crate) fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// The sequence of play's frame at `base`, entered as `call` would, for a VM resumed
+    /// from a checkpoint (`checkpoint.rs`): its registers are already in place.
+    pub(crate) fn enter_resumed(&mut self, f: FnId, base: usize) {
+        self.depth = 1;
+        self.frames = vec![(f, base)];
     }
 
     /// Instructions executed so far.

@@ -903,10 +903,13 @@ impl<'p> Vm<'p> {
                 }
                 match step(this, from, to, dir) {
                     Ok(Value::Int(c)) if c >= 0 && c < minimum as i64 => {
-                        *err1 = Some(Halt::Error(RuntimeError::new(
-                            "R0014",
-                            format!("a step cost {c}, below the movement minimum {minimum}"),
-                        )));
+                        *err1 = Some(
+                            RuntimeError::new(
+                                "R0014",
+                                format!("a step cost {c}, below the movement minimum {minimum}"),
+                            )
+                            .into(),
+                        );
                         None
                     }
                     Ok(Value::Int(c)) if c >= 0 => Some(c.min(i32::MAX as i64) as i32),

@@ -4,8 +4,16 @@ use std::fmt;
 
 /// An error raised while playing: a faulty rulebook (type confusion that the
 /// verifier could not see, step budget exhausted, a roll off a table) or bad input.
+///
+/// One pointer to its [`ErrorInfo`] (read through it: `e.code`, `e.para`): every
+/// instruction and built-in returns a `Result` that may hold one, and a 104-byte error
+/// inline made all of those results large and returned through memory.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RuntimeError(Box<ErrorInfo>);
+
+/// What a [`RuntimeError`] says.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RuntimeError {
+pub struct ErrorInfo {
     /// Stable code, `R0xxx` (docs/errors.md).
     pub code: &'static str,
     pub message: String,
@@ -20,13 +28,40 @@ pub struct RuntimeError {
 impl RuntimeError {
     #[cold]
     pub fn new(code: &'static str, message: impl Into<String>) -> RuntimeError {
-        RuntimeError {
+        RuntimeError(Box::new(ErrorInfo {
             code,
             message: message.into(),
             para: String::new(),
             span: None,
             function: String::new(),
-        }
+        }))
+    }
+}
+
+impl std::ops::Deref for RuntimeError {
+    type Target = ErrorInfo;
+    fn deref(&self) -> &ErrorInfo {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for RuntimeError {
+    fn deref_mut(&mut self) -> &mut ErrorInfo {
+        &mut self.0
+    }
+}
+
+/// As the struct it was before it was boxed (logs and tests print it so).
+impl fmt::Debug for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = &*self.0;
+        f.debug_struct("RuntimeError")
+            .field("code", &e.code)
+            .field("message", &e.message)
+            .field("para", &e.para)
+            .field("span", &e.span)
+            .field("function", &e.function)
+            .finish()
     }
 }
 

@@ -324,7 +324,7 @@ fn play_with(
             "R0011",
             "the sequence of play finished without a victory determination (no win or draw)",
         )),
-        Err(Halt::End(r)) => Ok(r),
+        Err(Halt::End(r)) => Ok(*r),
         Err(Halt::Error(e)) => Err(e),
         Err(Halt::Horizon) => Err(horizon_outside_a_playout()),
     };

@@ -34,10 +34,11 @@ impl Vm<'_> {
             let held = self.call(inv.cond, args);
             let held = match held {
                 Ok(Value::Bool(b)) => Ok(b),
-                Ok(other) => Err(Halt::Error(RuntimeError::new(
+                Ok(other) => Err(RuntimeError::new(
                     "R0002",
                     format!("invariant {} gave {other:?}, not a Bool", inv.name),
-                ))),
+                )
+                .into()),
                 Err(e) => Err(e),
             };
             // Those that break an `all`, by name.

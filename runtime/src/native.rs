@@ -425,13 +425,14 @@ impl<'p> Vm<'p> {
         let func = &prog.functions[f as usize];
         match self.step(f, func, at, base, func.code[at]) {
             Err(h) => h,
-            Ok(_) => Halt::Error(RuntimeError::new(
+            Ok(_) => RuntimeError::new(
                 "R0001",
                 format!(
                     "internal: native code failed where the VM does not ({} instruction {at})",
                     func.name
                 ),
-            )),
+            )
+            .into(),
         }
     }
 }

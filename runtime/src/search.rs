@@ -126,7 +126,7 @@ impl<'p> Vm<'p> {
 }
 
 fn diverged() -> Halt {
-    Halt::Error(RuntimeError::new("R0019", "a search playout's replay left the course of the game"))
+    RuntimeError::new("R0019", "a search playout's replay left the course of the game").into()
 }
 
 /// What a playout needs to replay the game: its program, scenario, seed and set-up.

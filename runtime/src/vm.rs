@@ -13,11 +13,14 @@ use crate::program::{FnId, Function, ParaId, Program};
 use crate::state::State;
 use crate::value::Value;
 
-/// Why execution stopped before a function returned.
+/// Why execution stopped before a function returned. Its payloads are boxed (a
+/// `RuntimeError` is one pointer), so that `Exec<T>` stays small: every instruction
+/// method and call returns one, and unboxed they made `Exec<Value>` 136 bytes, returned
+/// through memory on the hottest paths.
 #[derive(Debug)]
 pub enum Halt {
     /// The game ended (win or draw).
-    End(GameResult),
+    End(Box<GameResult>),
     Error(RuntimeError),
     /// A search playout reached its horizon (`search:N:H`): the game is cut short, to be
     /// scored by the rulebook's position score. Never seen outside a playout.
@@ -879,4 +882,22 @@ fn compare(c: crate::op::Cmp, x: Value, y: Value) -> Result<bool, RuntimeError> 
 fn cmp(a: Value, b: Value, f: impl Fn(std::cmp::Ordering) -> bool) -> Result<Value, RuntimeError> {
     let (x, y) = (as_int(a)?, as_int(b)?);
     Ok(Value::Bool(f(x.cmp(&y))))
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+    use std::mem::size_of;
+
+    /// Results on the hot paths stay small (errors are boxed): an inline error made them
+    /// over 100 bytes, written through memory by every instruction.
+    #[test]
+    fn results_stay_small() {
+        assert_eq!(size_of::<RuntimeError>(), 8);
+        assert!(size_of::<Result<Value, RuntimeError>>() <= 16);
+        assert!(size_of::<Result<i64, RuntimeError>>() <= 16);
+        assert!(size_of::<Exec<bool>>() <= 16);
+        assert!(size_of::<Exec<usize>>() <= 16);
+        assert!(size_of::<Exec<Value>>() <= 24);
+    }
 }

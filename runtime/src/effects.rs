@@ -682,24 +682,24 @@ impl<'p> Vm<'p> {
                     .iter()
                     .map(|&s| self.prog.sides.get(s as usize).cloned().unwrap_or_default())
                     .collect();
-                return Err(Halt::End(Box::new(GameResult {
+                return Err(Halt::end(GameResult {
                     winner: Some(names.join("+")),
                     winners: if names.len() > 1 { names } else { Vec::new() },
                     team: if sides.len() > 1 { crate::players::team_named(self.prog, &sides) } else { None },
                     reason: self.prog.string(reason).to_string(),
                     para: self.prog.para(self.cur_para).to_string(),
                     turn: self.state.turn,
-                })));
+                }));
             }
             Op::Draw { reason } => {
-                return Err(Halt::End(Box::new(GameResult {
+                return Err(Halt::end(GameResult {
                     winner: None,
                     winners: Vec::new(),
                     team: None,
                     reason: self.prog.string(reason).to_string(),
                     para: self.prog.para(self.cur_para).to_string(),
                     turn: self.state.turn,
-                })));
+                }));
             }
             Op::Log { fmt, args, argc } => {
                 if self.log.enabled() {
@@ -862,7 +862,7 @@ impl<'p> Vm<'p> {
             Op::TurnBegin { turn } => {
                 let t = as_int(self.reg(base, turn))?;
                 if self.stop_at_turn.is_some_and(|h| t >= h) {
-                    return Err(Halt::Horizon);
+                    return Err(Halt::horizon());
                 }
                 self.state.turn = t;
                 self.event("turn", Event::Point {});

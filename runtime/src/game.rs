@@ -6,7 +6,7 @@ use crate::log::{Event, Log};
 use crate::program::Program;
 use crate::state::State;
 use crate::value::Value;
-use crate::vm::{Halt, Stats, Vm};
+use crate::vm::{Halt, Stats, Stop, Vm};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -109,7 +109,7 @@ pub struct GameOutcome {
     pub final_state: State,
 }
 
-/// `Halt::Horizon` reached where no search playout runs (only a playout sets one).
+/// `Stop::Horizon` reached where no search playout runs (only a playout sets one).
 fn horizon_outside_a_playout() -> RuntimeError {
     RuntimeError::new("R0019", "a search horizon outside a search playout")
 }
@@ -319,14 +319,14 @@ fn play_with(
         vm.fired = Some(crate::vm::Fired::new(prog.paragraphs.len()));
     }
     let run = vm.init_control().and_then(|_| vm.call(sequence, &[]));
-    let result = match run {
+    let result = match run.map_err(Halt::into_stop) {
         Ok(_) => Err(RuntimeError::new(
             "R0011",
             "the sequence of play finished without a victory determination (no win or draw)",
         )),
-        Err(Halt::End(r)) => Ok(*r),
-        Err(Halt::Error(e)) => Err(e),
-        Err(Halt::Horizon) => Err(horizon_outside_a_playout()),
+        Err(Stop::End(r)) => Ok(r),
+        Err(Stop::Error(e)) => Err(e),
+        Err(Stop::Horizon) => Err(horizon_outside_a_playout()),
     };
     for (i, a) in vm.agents.iter().enumerate() {
         let notes = a.notes();
@@ -431,11 +431,11 @@ fn example_vm<'p>(
     // Optional layers compiled in are in play in their examples.
     vm.options = prog.options_compiled_in();
     for (f, args) in &ex.calls {
-        match vm.call(*f, args) {
+        match vm.call(*f, args).map_err(Halt::into_stop) {
             Ok(_) => {}
-            Err(Halt::End(_)) => break,
-            Err(Halt::Error(e)) => return Ok((vm, Some(e))),
-            Err(Halt::Horizon) => return Ok((vm, Some(horizon_outside_a_playout()))),
+            Err(Stop::End(_)) => break,
+            Err(Stop::Error(e)) => return Ok((vm, Some(e))),
+            Err(Stop::Horizon) => return Ok((vm, Some(horizon_outside_a_playout()))),
         }
     }
     Ok((vm, None))
@@ -461,11 +461,11 @@ pub fn example_detail(prog: &Program, ex: &ExampleRun, probes: &[crate::program:
     let events = std::mem::take(&mut vm.log.lines);
     let values = probes
         .iter()
-        .map(|&f| match vm.call(f, &[]) {
+        .map(|&f| match vm.call(f, &[]).map_err(Halt::into_stop) {
             Ok(v) => Ok(vm.label_string(v)),
-            Err(Halt::Error(e)) => Err(e),
-            Err(Halt::End(_)) => Err(RuntimeError::new("R0012", "the game ended while evaluating")),
-            Err(Halt::Horizon) => Err(horizon_outside_a_playout()),
+            Err(Stop::Error(e)) => Err(e),
+            Err(Stop::End(_)) => Err(RuntimeError::new("R0012", "the game ended while evaluating")),
+            Err(Stop::Horizon) => Err(horizon_outside_a_playout()),
         })
         .collect();
     ExampleDetail { values, events }
@@ -584,11 +584,13 @@ fn run_example_with(
             match vm.call(f, &[]) {
                 Ok(Value::Bool(true)) => {}
                 Ok(_) => failed.push(i),
-                Err(Halt::Error(e)) => {
-                    error = Some(e);
-                    break;
-                }
-                Err(Halt::End(_) | Halt::Horizon) => failed.push(i),
+                Err(h) => match h.into_stop() {
+                    Stop::Error(e) => {
+                        error = Some(e);
+                        break;
+                    }
+                    Stop::End(_) | Stop::Horizon => failed.push(i),
+                },
             }
         }
     }

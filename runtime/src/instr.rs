@@ -12,7 +12,7 @@ use crate::error::RuntimeError;
 use crate::op::{Builtin, Field, Op, Reg, Static, Test, NO_REG};
 use crate::program::{FnId, Function};
 use crate::value::Value;
-use crate::vm::{Exec, Halt, Vm};
+use crate::vm::{Exec, Vm};
 
 impl<'p> Vm<'p> {
     /// One step of a loop over the list in r[list] ([`crate::op::Op::IterNext`] and
@@ -135,8 +135,7 @@ impl<'p> Vm<'p> {
                     self.cur_para = func.paras.get(at).copied().unwrap_or(func.para);
                     match self.in_ezoc(h, s) {
                         Ok(b) => b,
-                        Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
-                        Err(end) => return Err(end),
+                        Err(h) => return Err(self.relocated(f, at, h)),
                     }
                 }
                 _ => return Err(self.located(f, at, bad("InEzoc", "a side"))),
@@ -292,8 +291,7 @@ impl<'p> Vm<'p> {
                 }
                 match self.builtin(b, &vals[..n]) {
                     Ok(v) => v,
-                    Err(Halt::Error(e)) => return Err(self.located(f, at, e)),
-                    Err(end) => return Err(end),
+                    Err(h) => return Err(self.relocated(f, at, h)),
                 }
             }
         };
@@ -353,8 +351,7 @@ impl<'p> Vm<'p> {
         }
         match self.exec_effect(op, base, at + 1) {
             Ok(next) => Ok(next),
-            Err(Halt::Error(e)) => Err(self.located(f, at, e)),
-            Err(end) => Err(end),
+            Err(h) => Err(self.relocated(f, at, h)),
         }
     }
 }

@@ -11,7 +11,7 @@
 use crate::error::RuntimeError;
 use crate::program::CheckAt;
 use crate::value::Value;
-use crate::vm::{Exec, Halt, Vm};
+use crate::vm::{Exec, Vm};
 
 impl Vm<'_> {
     /// Check every invariant whose point matches `at`, with the point's values `args`.

@@ -1,5 +1,6 @@
 //! The search agent (`--agent SIDE=search:N`): flat Monte Carlo over a decision's
-//! options, with playouts that replay the game from its start.
+//! options, with playouts that replay the game from its start, or from the start of the
+//! current turn where the game left a checkpoint there (`checkpoint.rs`).
 //!
 //! A decision is reached deep inside the interpreter's Rust recursion (`run` calls
 //! `invoke` calls `run`), so a running game cannot be copied at a decision. A playout
@@ -33,7 +34,7 @@ use crate::players::Seating;
 use crate::program::Program;
 use crate::state::State;
 use crate::value::Value;
-use crate::vm::{Exec, Halt, Vm};
+use crate::vm::{Exec, Halt, Stop, Vm};
 
 /// A playout's replay: the decisions to answer from the record, then the fork.
 pub(crate) struct Replay {
@@ -214,8 +215,8 @@ fn playout<'p>(
     if vm.replay.is_some() {
         return (Playout::Diverged, Some(vm));
     }
-    let p = match run {
-        Err(Halt::End(r)) => {
+    let p = match run.map_err(Halt::into_stop) {
+        Err(Stop::End(r)) => {
             let mine = |name: &str| {
                 setup.seats.players.get(player).is_some_and(|sides| {
                     sides.iter().any(|&s| prog.sides.get(s as usize).is_some_and(|n| n == name))
@@ -229,11 +230,11 @@ fn playout<'p>(
                 Playout::Scored(0)
             }
         }
-        Err(Halt::Horizon) => match prog.score {
+        Err(Stop::Horizon) => match prog.score {
             Some(f) => position(&mut vm, setup, f, player).map_or(Playout::Failed, Playout::Horizon),
             None => Playout::Failed,
         },
-        Err(Halt::Error(e)) if e.code == "R0019" => Playout::Diverged,
+        Err(Stop::Error(e)) if e.code == "R0019" => Playout::Diverged,
         _ => Playout::Failed,
     };
     (p, Some(vm))

@@ -7,7 +7,7 @@ use crate::log::Log;
 use crate::program::{FnId, Program};
 use crate::state::{State, UnitStatus};
 use crate::value::Value;
-use crate::vm::{Halt, Vm};
+use crate::vm::{Halt, Stop, Vm};
 
 /// A scenario's initial state with a VM ready to call functions on it. Logging is off;
 /// decisions, if any, go to heuristic agents.
@@ -46,11 +46,11 @@ impl<'p> Session<'p> {
 
     /// Call a function; a game end inside it is reported as an error.
     pub fn call(&mut self, f: FnId, args: &[Value]) -> Result<Value, RuntimeError> {
-        match self.vm.call(f, args) {
+        match self.vm.call(f, args).map_err(Halt::into_stop) {
             Ok(v) => Ok(v),
-            Err(Halt::Error(e)) => Err(e),
-            Err(Halt::End(r)) => Err(RuntimeError::new("R0013", format!("the game ended: {}", r.reason))),
-            Err(Halt::Horizon) => {
+            Err(Stop::Error(e)) => Err(e),
+            Err(Stop::End(r)) => Err(RuntimeError::new("R0013", format!("the game ended: {}", r.reason))),
+            Err(Stop::Horizon) => {
                 Err(RuntimeError::new("R0019", "a search horizon outside a search playout"))
             }
         }

@@ -12,24 +12,52 @@ use crate::op::{Field, Op, Reg, NO_REG};
 use crate::program::{FnId, Function, ParaId, Program};
 use crate::state::State;
 use crate::value::Value;
+use std::fmt;
 
-/// Why execution stopped before a function returned. Its payloads are boxed (a
-/// `RuntimeError` is one pointer), so that `Exec<T>` stays small: every instruction
-/// method and call returns one, and unboxed they made `Exec<Value>` 136 bytes, returned
-/// through memory on the hottest paths.
+/// Why execution stopped before a function returned: one pointer to the [`Stop`], so
+/// that `Exec<T>` stays small. Every instruction method and call returns one; with the
+/// stop inline, `Exec<Value>` was 136 bytes, returned through memory on the hottest paths.
+pub struct Halt(Box<Stop>);
+
+/// What stopped execution.
 #[derive(Debug)]
-pub enum Halt {
+pub enum Stop {
     /// The game ended (win or draw).
-    End(Box<GameResult>),
+    End(GameResult),
     Error(RuntimeError),
     /// A search playout reached its horizon (`search:N:H`): the game is cut short, to be
     /// scored by the rulebook's position score. Never seen outside a playout.
     Horizon,
 }
 
+impl Halt {
+    #[cold]
+    pub fn end(r: GameResult) -> Halt {
+        Halt(Box::new(Stop::End(r)))
+    }
+    #[cold]
+    pub fn horizon() -> Halt {
+        Halt(Box::new(Stop::Horizon))
+    }
+    /// What stopped execution, taken out of its box (to match on).
+    pub fn into_stop(self) -> Stop {
+        *self.0
+    }
+    pub fn stop(&self) -> &Stop {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Halt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 impl From<RuntimeError> for Halt {
+    #[cold]
     fn from(e: RuntimeError) -> Halt {
-        Halt::Error(e)
+        Halt(Box::new(Stop::Error(e)))
     }
 }
 
@@ -152,7 +180,7 @@ pub struct Vm<'p> {
     /// A search playout replaying the game's decisions up to its fork (`search.rs`).
     pub(crate) replay: Option<Box<crate::search::Replay>>,
     /// A search playout after its fork stops when a game turn at or after this one begins
-    /// (`search:N:H`, `Halt::Horizon`).
+    /// (`search:N:H`, `Stop::Horizon`).
     pub(crate) stop_at_turn: Option<i64>,
     /// The rulebook compiled to Rust (`native.rs`): runs its functions in place of the
     /// interpreter, except while a profile is counted.
@@ -501,7 +529,17 @@ impl<'p> Vm<'p> {
                 e.function = func.name.clone();
             }
         }
-        Halt::Error(e)
+        e.into()
+    }
+
+    /// `h` located at instruction `pc` of `f` when it is an error without a location
+    /// (a game end or horizon passes through).
+    #[cold]
+    pub(crate) fn relocated(&self, f: FnId, pc: usize, h: Halt) -> Halt {
+        match h.into_stop() {
+            Stop::Error(e) => self.located(f, pc, e),
+            other => Halt(Box::new(other)),
+        }
     }
 
     fn run(&mut self, f: FnId, base: usize) -> Exec<Value> {
@@ -898,6 +936,7 @@ mod size_tests {
         assert!(size_of::<Result<i64, RuntimeError>>() <= 16);
         assert!(size_of::<Exec<bool>>() <= 16);
         assert!(size_of::<Exec<usize>>() <= 16);
-        assert!(size_of::<Exec<Value>>() <= 24);
+        assert!(size_of::<Exec<Value>>() <= 16, "{}", size_of::<Exec<Value>>());
+        assert_eq!(size_of::<Halt>(), 8);
     }
 }

@@ -606,9 +606,12 @@ impl<'p> Vm<'p> {
                 return Err(self.out_of_budget(f, at));
             }
             self.budget -= 1;
-            match self.step(f, func, at, base, op)? {
-                Flow::Next(next) => pc = next,
-                Flow::Ret(v) => return Ok(v),
+            // Matched, not `?`: with `?` LLVM converted the result on every step (5% of a
+            // VM game in callgrind; docs/performance.md, boxed errors).
+            match self.step(f, func, at, base, op) {
+                Ok(Flow::Next(next)) => pc = next,
+                Ok(Flow::Ret(v)) => return Ok(v),
+                Err(h) => return Err(h),
             }
         }
     }

@@ -581,16 +581,14 @@ fn run_example_with(
     vm.log.set_enabled(false);
     if error.is_none() {
         for (i, &f) in ex.expects.iter().enumerate() {
-            match vm.call(f, &[]) {
+            match vm.call(f, &[]).map_err(Halt::into_stop) {
                 Ok(Value::Bool(true)) => {}
                 Ok(_) => failed.push(i),
-                Err(h) => match h.into_stop() {
-                    Stop::Error(e) => {
-                        error = Some(e);
-                        break;
-                    }
-                    Stop::End(_) | Stop::Horizon => failed.push(i),
-                },
+                Err(Stop::Error(e)) => {
+                    error = Some(e);
+                    break;
+                }
+                Err(Stop::End(_) | Stop::Horizon) => failed.push(i),
             }
         }
     }

@@ -43,9 +43,6 @@ impl Halt {
     pub fn into_stop(self) -> Stop {
         *self.0
     }
-    pub fn stop(&self) -> &Stop {
-        &self.0
-    }
 }
 
 impl fmt::Debug for Halt {
@@ -517,6 +514,22 @@ impl<'p> Vm<'p> {
 
     #[cold]
     pub(crate) fn located(&self, f: FnId, pc: usize, mut e: RuntimeError) -> Halt {
+        self.locate(f, pc, &mut e);
+        e.into()
+    }
+
+    /// `h` located at instruction `pc` of `f` when it is an error (a game end or horizon
+    /// passes through as it is).
+    #[cold]
+    pub(crate) fn relocated(&self, f: FnId, pc: usize, mut h: Halt) -> Halt {
+        if let Stop::Error(e) = &mut *h.0 {
+            self.locate(f, pc, e);
+        }
+        h
+    }
+
+    /// Fill in what `e` does not yet say of where it arose: instruction `pc` of `f`.
+    fn locate(&self, f: FnId, pc: usize, e: &mut RuntimeError) {
         if let Some(func) = self.prog.functions.get(f as usize) {
             if e.para.is_empty() {
                 let p = func.paras.get(pc).copied().unwrap_or(func.para);
@@ -528,17 +541,6 @@ impl<'p> Vm<'p> {
             if e.function.is_empty() {
                 e.function = func.name.clone();
             }
-        }
-        e.into()
-    }
-
-    /// `h` located at instruction `pc` of `f` when it is an error without a location
-    /// (a game end or horizon passes through).
-    #[cold]
-    pub(crate) fn relocated(&self, f: FnId, pc: usize, h: Halt) -> Halt {
-        match h.into_stop() {
-            Stop::Error(e) => self.located(f, pc, e),
-            other => Halt(Box::new(other)),
         }
     }
 

@@ -4,7 +4,7 @@
 use crate::args::{self, AgentArg, Pair};
 use crate::{build_config, out, Format, Ui};
 use kriegsspiel_compiler::read_regular_file;
-use kriegsspiel_runtime::game::{play, AgentKind, GameOptions, GameOutcome};
+use kriegsspiel_runtime::game::{play, AgentKind, GameOptions, GameOutcome, Series};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -474,27 +474,35 @@ pub(crate) fn play_batch(
         b
     };
     let start = std::time::Instant::now();
-    // Each game is independent and seeded; results are collected in seed order, so the
-    // summary is the same whatever the number of threads.
+    // Each game is seeded; results are collected in seed order. Runs of `series` seeds
+    // are played in one `Series` (each game hands the next its movement-cost memo, which
+    // changes no game, only the instructions and calls counted): the runs depend on `n`
+    // alone, so the summary is the same whatever the number of threads.
+    let series = series_length(n);
     let records: Vec<GameRecord> = pool.install(|| {
-        (0..n)
+        (0..n.div_ceil(series))
             .into_par_iter()
-            .map(|i| {
-                let seed = base.seed + i;
-                let opts = GameOptions { seed, log: log_dir.is_some(), rules_fired: true, ..base.clone() };
-                let t0 = std::time::Instant::now();
-                // Without --view each game's log streams to its file as the game runs.
-                let path = log_dir.map(|dir| dir.join(format!("seed-{seed}.jsonl")));
-                let (outcome, mut write_error) = match (&path, &a.view) {
-                    (Some(p), None) => play_to_file(prog, &opts, p),
-                    _ => (play(prog, &opts), None),
-                };
-                let seconds = t0.elapsed().as_secs_f64();
-                if let (Ok(o), Some(p), Some(_)) = (&outcome, &path, &a.view) {
-                    write_error = write_game_log(p, o, prog, a.view.as_deref()).err();
-                }
-                bar.inc(1);
-                GameRecord { seed, outcome, write_error, seconds }
+            .flat_map_iter(|run| {
+                let mut games = Series::new(prog);
+                let bar = &bar;
+                (run * series..n.min((run + 1) * series)).map(move |i| {
+                    let seed = base.seed + i;
+                    let opts =
+                        GameOptions { seed, log: log_dir.is_some(), rules_fired: true, ..base.clone() };
+                    let t0 = std::time::Instant::now();
+                    // Without --view each game's log streams to its file as the game runs.
+                    let path = log_dir.map(|dir| dir.join(format!("seed-{seed}.jsonl")));
+                    let (outcome, mut write_error) = match (&path, &a.view) {
+                        (Some(p), None) => play_to_file(&mut games, &opts, p),
+                        _ => (games.play(&opts), None),
+                    };
+                    let seconds = t0.elapsed().as_secs_f64();
+                    if let (Ok(o), Some(p), Some(_)) = (&outcome, &path, &a.view) {
+                        write_error = write_game_log(p, o, prog, a.view.as_deref()).err();
+                    }
+                    bar.inc(1);
+                    GameRecord { seed, outcome, write_error, seconds }
+                })
             })
             .collect()
     });
@@ -573,20 +581,26 @@ fn run_many(prog: &kriegsspiel_runtime::Program, base: GameOptions, n: u64, a: &
 /// Play one game streaming its log into the file `path`; the game's outcome and, if
 /// the file could not be written, why.
 fn play_to_file(
-    prog: &kriegsspiel_runtime::Program,
+    games: &mut Series,
     opts: &GameOptions,
     path: &Path,
 ) -> (Result<GameOutcome, String>, Option<String>) {
     let cannot = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
     match std::fs::File::create(path) {
         Ok(f) => {
-            let o =
-                kriegsspiel_runtime::game::play_streamed(prog, opts, Box::new(std::io::BufWriter::new(f)));
+            let o = games.play_streamed(opts, Box::new(std::io::BufWriter::new(f)));
             let e = o.as_ref().ok().and_then(|o| o.log_error.as_ref()).map(|e| cannot(e));
             (o, e)
         }
-        Err(e) => (play(prog, opts), Some(cannot(&e))),
+        Err(e) => (games.play(opts), Some(cannot(&e))),
     }
+}
+
+/// How many consecutive seeds of a batch of `n` games one [`Series`] plays: up to 16,
+/// and at least 16 runs for the threads to share when `n` allows. A function of `n`
+/// alone, so that what each game is handed is the same whatever the number of threads.
+fn series_length(n: u64) -> u64 {
+    (n / 16).clamp(1, 16)
 }
 
 /// Write one game's whole log (as `view` saw it) to the file `path`.

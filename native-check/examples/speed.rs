@@ -1,9 +1,11 @@
 //! Games per second on the VM and on the native code of a bundled rulebook:
-//! `cargo run --release -p kriegsspiel-native-check --example speed -- RULEBOOK SCENARIO [GAMES] [vm|native]`
+//! `cargo run --release -p kriegsspiel-native-check --example speed -- RULEBOOK SCENARIO [GAMES] [vm|native] [series]`
 //! (random agents on every side, seeds 1..=GAMES, logs off; one thread; both back ends
-//! twice, alternating, unless one is named, for a profile of it alone).
+//! twice, alternating, unless one is named, for a profile of it alone). Each game starts
+//! cold, as `run` plays one; with `series` the games are one `Series`, as `run --games`
+//! plays them, each handing the next its movement-cost memo.
 
-use kriegsspiel_runtime::game::{play, GameOptions};
+use kriegsspiel_runtime::game::{play, GameOptions, Series};
 use kriegsspiel_runtime::native::Native;
 use std::path::Path;
 use std::time::Instant;
@@ -35,13 +37,15 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let only = args.get(4).map(String::as_str);
+    let only = args.get(4).map(String::as_str).filter(|o| *o != "both");
+    let series = args.get(5).is_some_and(|s| s == "series");
     for (name, n) in [("vm", None), ("native", Some(native)), ("vm", None), ("native", Some(native))] {
         if only.is_some_and(|o| o != name) {
             continue;
         }
         let start = Instant::now();
         let mut instructions = 0;
+        let mut run = Series::new(&prog);
         for seed in 1..=games {
             let opts = GameOptions {
                 scenario: scenario.clone(),
@@ -50,7 +54,8 @@ fn main() {
                 native: n,
                 ..GameOptions::default()
             };
-            match play(&prog, &opts) {
+            let played = if series { run.play(&opts) } else { play(&prog, &opts) };
+            match played {
                 Ok(o) => instructions += o.stats.instructions,
                 Err(e) => {
                     eprintln!("{e}");

@@ -137,7 +137,38 @@ pub fn resolve_rulings(prog: &Program, chosen: &BTreeMap<String, String>) -> Res
 
 /// Play one scenario to its end.
 pub fn play(prog: &Program, opts: &GameOptions) -> Result<GameOutcome, String> {
-    play_with(prog, opts, None)
+    play_with(prog, opts, None, None)
+}
+
+/// Games of one program played one after another (on one thread), each handing the
+/// next what it learnt of the movement costs: the cost hook's memo (`memo.rs`), whose
+/// answers a game of the same scenario and seating reuses wherever what they read is
+/// unchanged. Every game plays and logs exactly as it would alone; it only runs fewer
+/// instructions (so `Stats::instructions`, the profile and the rules-fired counts of the
+/// cost hook depend on the games played before it in the series).
+pub struct Series<'p> {
+    prog: &'p Program,
+    memo: crate::memo::CostMemo,
+}
+
+impl<'p> Series<'p> {
+    pub fn new(prog: &'p Program) -> Series<'p> {
+        Series { prog, memo: Default::default() }
+    }
+
+    /// [`play`] the next game of the series.
+    pub fn play(&mut self, opts: &GameOptions) -> Result<GameOutcome, String> {
+        play_with(self.prog, opts, None, Some(&mut self.memo))
+    }
+
+    /// [`play_streamed`] the next game of the series.
+    pub fn play_streamed(
+        &mut self,
+        opts: &GameOptions,
+        sink: Box<dyn Write + Send>,
+    ) -> Result<GameOutcome, String> {
+        play_with(self.prog, opts, Some(sink), Some(&mut self.memo))
+    }
 }
 
 /// Play a game writing its log line by line to `sink` as it runs (the log is not kept
@@ -147,13 +178,14 @@ pub fn play_streamed(
     opts: &GameOptions,
     sink: Box<dyn Write + Send>,
 ) -> Result<GameOutcome, String> {
-    play_with(prog, opts, Some(sink))
+    play_with(prog, opts, Some(sink), None)
 }
 
 fn play_with(
     prog: &Program,
     opts: &GameOptions,
     sink: Option<Box<dyn Write + Send>>,
+    carried: Option<&mut crate::memo::CostMemo>,
 ) -> Result<GameOutcome, String> {
     let si = prog.scenario(&opts.scenario).ok_or_else(|| {
         let ids: Vec<&str> = prog.scenarios.iter().map(|s| s.id.as_str()).collect();
@@ -310,6 +342,10 @@ fn play_with(
         None => None,
     };
     vm.check_invariants = opts.invariants && !prog.invariants.is_empty();
+    let mut carried = carried;
+    if let Some(m) = carried.as_deref_mut() {
+        vm.cost_memo = std::mem::take(m).carried(si, &vm.seats.players);
+    }
     // A search agent resumes its playouts from the start of the current turn.
     vm.checkpoints = opts.agents.values().any(|k| matches!(k, AgentKind::Search(..)));
     if opts.profile {
@@ -377,6 +413,9 @@ fn play_with(
     profile.sort_by(|a, b| b.3.cmp(&a.3).then(a.0.cmp(&b.0)));
     let fired = vm.fired.take().map(|f| f.counts).unwrap_or_default();
     let log_error = vm.log.finish().err();
+    if let Some(m) = carried {
+        *m = std::mem::take(&mut vm.cost_memo);
+    }
     Ok(GameOutcome { result, stats, final_state: vm.state, log: vm.log, log_error, profile, fired })
 }
 

@@ -35,7 +35,7 @@ mod within;
 
 pub use board::space_labels;
 pub use error::{GameResult, RuntimeError};
-pub use game::{play, AgentKind, GameOptions, GameOutcome};
+pub use game::{play, AgentKind, GameOptions, GameOutcome, Series};
 pub use program::Program;
 pub use session::Session;
 pub use value::Value;

@@ -19,10 +19,18 @@
 //!   lookups that log) make the answer uncacheable.
 //! - **Stamps.** Before a search, the state is compared with a copy taken at the
 //!   previous search (when the state version moved): every hex whose contents changed,
-//!   and its neighbours' areas, get the current version as stamp; other changes stamp
-//!   `Global`. An answer computed at version `v` holds while every stamp it depends
-//!   on is at most `v`. Comparing the state itself (rather than instrumenting every
-//!   effect) keeps the memo sound whatever instruction changed it.
+//!   and its neighbours' areas, get the memo's clock (one tick per comparison) as
+//!   stamp; other changes stamp `Global`. An answer computed at tick `v` holds while
+//!   every stamp it depends on is at most `v`. Comparing the state itself (rather than
+//!   instrumenting every effect) keeps the memo sound whatever instruction changed it.
+//! - **Carried.** Because stamps are the memo's own ticks, not the state's version, a
+//!   memo can pass from one game of a program to the next ([`CostMemo::carried`]): the
+//!   next game's first search compares its state with the copy the last one left, so
+//!   answers that read only the terrain, or hexes that hold the same units, still
+//!   stand. Answers that read the scenario or the seating (not in the state) are dropped
+//!   when those change; other options, flags or rulings start the memo over. A batch of
+//!   games and a search agent's playouts pass it on so; most of a cold memo's misses are
+//!   a signature's first search, which a carried memo has already answered.
 //!
 //! Answers are the hook's: the search, its results and the log are the same with the
 //! memo or without. Under `debug_assertions` every hit is recomputed and compared.
@@ -95,6 +103,9 @@ pub(crate) struct Recorder {
     deps: [Dep; MAX_DEPS],
     n: u8,
     pub global: bool,
+    /// Read what is fixed for a game but not in the state: the scenario's figures, the
+    /// seating (it matters only when the memo passes to another game).
+    pub context: bool,
     pub uncacheable: bool,
 }
 
@@ -161,6 +172,7 @@ impl Recorder {
     /// Fold what a nested computation read into this one.
     pub fn merge(&mut self, inner: &Recorder, board: &Board) {
         self.global |= inner.global;
+        self.context |= inner.context;
         self.uncacheable |= inner.uncacheable;
         for &d in inner.deps() {
             self.add(dep_hex(d), d & AREA, dep_layers(d), board);
@@ -182,13 +194,16 @@ fn on_map(us: &UnitState) -> bool {
 /// One memoised answer (16 bytes: the tables are walked by every search).
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
-    /// Version + 1 at which the answer was computed (0: empty).
+    /// The memo's clock + 1 when the answer was computed (0: empty).
     ver: u32,
     cost: i16,
     n: u8,
-    global: bool,
+    /// [`GLOBAL`] and [`CONTEXT`]: the answer read what those stamps date.
+    flags: u8,
     deps: [Dep; MAX_DEPS],
 }
+const GLOBAL: u8 = 1;
+const CONTEXT: u8 = 2;
 const _: () = assert!(std::mem::size_of::<Entry>() == 16);
 
 /// The memo of one movement-cost hook (see the module documentation).
@@ -204,11 +219,21 @@ pub(crate) struct CostMemo {
     hex_stamp: [Vec<u32>; LAYERS],
     area_stamp: [Vec<u32>; LAYERS],
     global_stamp: u32,
+    /// The tick from which the game is another one than the answers read ([`CONTEXT`]).
+    context_stamp: u32,
+    /// The memo's own clock: one tick per comparison. Stamps and answers are dated by
+    /// it, not by the state version, so that the memo can outlive its game ([`carried`]).
+    ///
+    /// [`carried`]: CostMemo::carried
+    clock: u32,
     /// Version of the last comparison, and the state then.
     synced: Option<u64>,
     snap: Option<State>,
     /// Options, flags and rulings at the last comparison (a change clears the memo).
     fixed: (Vec<bool>, Vec<bool>, Vec<usize>),
+    /// The game the answers were computed in: its scenario and the sides of each player
+    /// (built-ins read both, and neither is in the state).
+    context: Option<(usize, Vec<Vec<u8>>)>,
     pub hits: u64,
     pub misses: u64,
     /// Neighbour slots per space of the board the tables were made for (6 on hexes).
@@ -216,6 +241,24 @@ pub(crate) struct CostMemo {
 }
 
 impl CostMemo {
+    /// The memo handed to a new game of the same program, with scenario `scenario` and
+    /// players `players`: its answers are kept for a game in the same context (each one
+    /// still stands only while what it read is as it was when computed: the first
+    /// search compares the new game's state with the memo's copy, and the clock goes
+    /// on), and dropped for any other.
+    pub(crate) fn carried(mut self, scenario: usize, players: &[Vec<u8>]) -> CostMemo {
+        if self.context.as_ref().is_none_or(|(s, p)| *s != scenario || p[..] != *players) {
+            // Answers that read the scenario or the seating no longer hold from the next
+            // tick on (the next search's comparison).
+            self.context_stamp = self.clock + 1;
+            self.context = Some((scenario, players.to_vec()));
+        }
+        self.synced = None;
+        self.hits = 0;
+        self.misses = 0;
+        self
+    }
+
     /// Prepare for a search by unit `u` at state version `version`: the key of the unit,
     /// or `None` when the hook cannot be memoised.
     #[allow(clippy::too_many_arguments)]
@@ -230,8 +273,6 @@ impl CostMemo {
         u: u16,
     ) -> Option<(usize, u64)> {
         let view = (*self.view.get_or_insert_with(|| unit_param_view(prog, cost_f)))?;
-        // Stamps are u32: a (very) long game simply stops memoising.
-        let now = u32::try_from(version).ok().filter(|&v| v < u32::MAX - 1)?;
         let n = board.hex_count() as usize;
         if self.deg != usize::from(board.degree()) {
             // A new board shape (never within one game): start over.
@@ -239,6 +280,13 @@ impl CostMemo {
             self.snap = None;
         }
         if self.synced != Some(version) {
+            // Stamps are u32: after four billion comparisons, start over.
+            if self.clock >= u32::MAX - 2 {
+                self.clock = 0;
+                self.snap = None;
+            }
+            self.clock += 1;
+            let now = self.clock;
             let same_fixed = self.fixed.0 == fixed.0 && self.fixed.1 == fixed.1 && self.fixed.2 == fixed.2;
             match &self.snap {
                 Some(old) if same_fixed && self.hex_stamp[0].len() == n => diff(
@@ -258,6 +306,7 @@ impl CostMemo {
                     self.hex_stamp = std::array::from_fn(|_| vec![0; n]);
                     self.area_stamp = std::array::from_fn(|_| vec![0; n]);
                     self.global_stamp = 0;
+                    self.context_stamp = 0;
                     self.fixed = (fixed.0.to_vec(), fixed.1.to_vec(), fixed.2.to_vec());
                 }
             }
@@ -303,7 +352,10 @@ impl CostMemo {
             return None;
         }
         let e = self.tables.get(sig)?.get(from as usize * self.deg + dir as usize)?;
-        if e.ver == 0 || (e.global && self.global_stamp >= e.ver) {
+        if e.ver == 0
+            || (e.flags & GLOBAL != 0 && self.global_stamp >= e.ver)
+            || (e.flags & CONTEXT != 0 && self.context_stamp >= e.ver)
+        {
             return None;
         }
         for &d in &e.deps[..e.n as usize] {
@@ -321,11 +373,8 @@ impl CostMemo {
     }
 
     pub fn put(&mut self, sig: usize, from: u32, dir: u8, version: u64, cost: i64, rec: &Recorder) {
-        let (Ok(cost), Some(v)) =
-            (i16::try_from(cost), u32::try_from(version).ok().and_then(|v| v.checked_add(1)))
-        else {
-            return;
-        };
+        let Ok(cost) = i16::try_from(cost) else { return };
+        let v = self.clock + 1;
         // Only answers computed at the version the stamps describe.
         if rec.uncacheable || self.synced != Some(version) {
             return;
@@ -335,7 +384,8 @@ impl CostMemo {
         else {
             return;
         };
-        *e = Entry { ver: v, cost, deps: rec.deps, n: rec.n, global: rec.global };
+        let flags = if rec.global { GLOBAL } else { 0 } | if rec.context { CONTEXT } else { 0 };
+        *e = Entry { ver: v, cost, deps: rec.deps, n: rec.n, flags };
     }
 }
 
@@ -687,7 +737,16 @@ impl<'p> crate::vm::Vm<'p> {
             B::Turn | B::Phasing | B::InPhase | B::Exited | B::CupSize | B::DeckSize | B::DiscardSize => {
                 self.rec.global = true
             }
-            // Fixed for the whole game (options, flags and rulings are compared too).
+            // Fixed for the whole game, but not for the next one of a series.
+            B::ScenarioTurns
+            | B::FirstTurn
+            | B::Order
+            | B::PlayerCount
+            | B::PlayerOf
+            | B::Teammates
+            | B::Team
+            | B::PlayerSides => self.rec.context = true,
+            // Fixed for the program (options, flags and rulings are compared too).
             B::Neighbours
             | B::Distance
             | B::Other
@@ -697,9 +756,6 @@ impl<'p> crate::vm::Vm<'p> {
             | B::RegionHexes
             | B::Crosses
             | B::HexsideSum
-            | B::ScenarioTurns
-            | B::FirstTurn
-            | B::Order
             | B::Flag
             | B::Ruling
             | B::AtEdge
@@ -713,13 +769,8 @@ impl<'p> crate::vm::Vm<'p> {
             | B::Neighbour
             | B::Optional
             | B::Border
-            | B::PlayerCount
-            | B::PlayerOf
-            | B::Teammates
             | B::Sides
             | B::Others
-            | B::Team
-            | B::PlayerSides
             | B::Present => {}
             // Whole-map queries, searches, logged lookups, effects.
             _ => self.rec.uncacheable = true,

@@ -30,6 +30,7 @@ use crate::checkpoint::Checkpoint;
 use crate::dice::Dice;
 use crate::error::RuntimeError;
 use crate::log::Log;
+use crate::memo::CostMemo;
 use crate::players::Seating;
 use crate::program::Program;
 use crate::state::State;
@@ -171,6 +172,7 @@ fn playout<'p>(
     player: usize,
     playout_seed: u64,
     from: Option<&Checkpoint>,
+    memo: &mut CostMemo,
 ) -> (Playout, Option<Vm<'p>>) {
     let prog = setup.prog;
     let Some(sequence) = prog.sequence else { return (Playout::Failed, None) };
@@ -198,6 +200,8 @@ fn playout<'p>(
         }
     };
     vm.native = setup.native.and_then(|n| n.code_for(prog));
+    // The movement costs the previous playouts found (the caller takes the memo back).
+    vm.cost_memo = std::mem::take(memo).carried(setup.scenario, &setup.seats.players);
     // Checking invariants never changes a game that keeps them (the game checks them).
     vm.check_invariants = false;
     vm.replay = Some(Box::new(Replay {
@@ -251,7 +255,7 @@ fn check_resumed(
     seed: u64,
     resumed: &(Playout, Option<Vm>),
 ) {
-    let replayed = playout(setup, history, candidate, player, seed, None);
+    let replayed = playout(setup, history, candidate, player, seed, None, &mut CostMemo::default());
     assert_eq!(resumed.0, replayed.0, "a resumed playout's outcome is the replayed one's");
     if let (Some(a), Some(b)) = (&resumed.1, &replayed.1) {
         assert!(a.state == b.state, "a resumed playout ends in the replayed one's state");
@@ -307,6 +311,8 @@ pub struct SearchAgent<'p> {
     /// Playouts resumed from the current turn's checkpoint (the rest replayed the game
     /// from its start).
     resumed: u64,
+    /// The movement-cost memo, handed from each playout to the next (`memo.rs`).
+    memo: CostMemo,
 }
 
 impl<'p> SearchAgent<'p> {
@@ -327,6 +333,7 @@ impl<'p> SearchAgent<'p> {
             failed: 0,
             truncated: 0,
             resumed: 0,
+            memo: CostMemo::default(),
         }
     }
 
@@ -421,10 +428,14 @@ impl Agent for SearchAgent<'_> {
             if from.is_some() {
                 self.resumed += 1;
             }
-            let out = playout(&self.setup, req.history, cands[k], self.player, seed, from);
+            let mut out =
+                playout(&self.setup, req.history, cands[k], self.player, seed, from, &mut self.memo);
             #[cfg(debug_assertions)]
             if from.is_some() {
                 check_resumed(&self.setup, req.history, cands[k], self.player, seed, &out);
+            }
+            if let Some(vm) = &mut out.1 {
+                self.memo = std::mem::take(&mut vm.cost_memo);
             }
             let p = out.0;
             match p {

@@ -136,3 +136,51 @@ fn run_native_hands_the_run_to_the_cached_binary() {
     assert_eq!(out.trim(), format!("stand-in: run {PETER} --scenario 14.4 --games 2"));
     assert!(!stderr(&o).contains("W0010"), "{}", stderr(&o));
 }
+
+/// The whole path with the real toolchain: `run --native` writes the crate, builds it
+/// with cargo into a fresh cache, and plays with the built binary the very game the VM
+/// plays; the next run finds the binary in the cache and builds nothing, and a batch
+/// handed to it reports what the VM's batch reports. Frederick, the quickest rulebook
+/// to build (a minute or two: the kriegsspiel crates are compiled once into the cache).
+#[test]
+fn run_native_builds_with_cargo_caches_and_plays_the_vms_game() {
+    let dir = scratch("real");
+    let cache = dir.join("cache");
+    let env = [("KRIEGSSPIEL_CACHE", cache.as_path())];
+    let fred = "rulebooks/frederick-the-great";
+    let args = ["run", fred, "--scenario", "1757", "--seed", "2", "--format", "jsonl"];
+    let vm = ks(&args, &[]);
+    assert!(vm.status.success(), "{}", stderr(&vm));
+    let mut with = args.to_vec();
+    with.push("--native");
+    let built = ks(&with, &env);
+    assert!(built.status.success(), "{}", stderr(&built));
+    let err = stderr(&built);
+    assert!(!err.contains("W0010"), "the build failed and the VM played instead: {err}");
+    assert!(err.contains("building the native code"), "{err}");
+    let slot =
+        PathBuf::from(err.split("cached in ").nth(1).and_then(|r| r.lines().next()).expect("the slot named"));
+    assert!(slot.join("kriegsspiel-native").is_file(), "the binary is kept in {}", slot.display());
+    assert!(!vm.stdout.is_empty());
+    assert_eq!(built.stdout, vm.stdout, "the native binary's log is the VM's");
+    // Cached: the next run builds nothing and plays the same game.
+    let again = ks(&with, &env);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(!stderr(&again).contains("building"), "{}", stderr(&again));
+    assert_eq!(again.stdout, vm.stdout);
+    // A batch: the same summary but for the wall-clock fields.
+    let summary = |o: &Output| {
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(o));
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON summary");
+        for k in ["seconds", "seconds_per_game", "threads"] {
+            v.as_object_mut().expect("object").remove(k);
+        }
+        v
+    };
+    let batch = ["run", fred, "--scenario", "1757", "--games", "3", "--jobs", "1", "--format", "json"];
+    let mut nat = batch.to_vec();
+    nat.push("--native");
+    let (a, b) = (ks(&batch, &[]), ks(&nat, &env));
+    assert!(!stderr(&b).contains("W0010"), "{}", stderr(&b));
+    assert_eq!(summary(&a), summary(&b));
+}

@@ -1,5 +1,5 @@
 //! Games per second on the VM and on the native code of a bundled rulebook:
-//! `cargo run --release -p kriegsspiel-native-check --example speed -- RULEBOOK SCENARIO [GAMES] [vm|native] [series]`
+//! `cargo run --release -p kriegsspiel-native-check --example speed -- RULEBOOK SCENARIO [GAMES] [vm|native|both] [series]`
 //! (random agents on every side, seeds 1..=GAMES, logs off; one thread; both back ends
 //! twice, alternating, unless one is named, for a profile of it alone). Each game starts
 //! cold, as `run` plays one; with `series` the games are one `Series`, as `run --games`

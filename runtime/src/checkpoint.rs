@@ -15,8 +15,9 @@
 //! A resumed playout is the replayed one: same state, same dice, same decisions, so the
 //! same outcome. Under `debug_assertions` every resumed playout is also replayed from the
 //! start and the two compared (`search.rs`). Two things differ on purpose: the resumed
-//! VM starts with an empty movement-cost memo (the memo is a cache, answers are the
-//! hook's with it or without it), and its step budget counts from the checkpoint.
+//! VM's movement-cost memo is not the game's (it is the one the agent hands from playout
+//! to playout; a cache, answers are the hook's with it or without it), and its step
+//! budget counts from the checkpoint.
 
 use crate::agent::Agent;
 use crate::dice::Dice;

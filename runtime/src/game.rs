@@ -185,7 +185,7 @@ fn play_with(
     prog: &Program,
     opts: &GameOptions,
     sink: Option<Box<dyn Write + Send>>,
-    carried: Option<&mut crate::memo::CostMemo>,
+    mut carried: Option<&mut crate::memo::CostMemo>,
 ) -> Result<GameOutcome, String> {
     let si = prog.scenario(&opts.scenario).ok_or_else(|| {
         let ids: Vec<&str> = prog.scenarios.iter().map(|s| s.id.as_str()).collect();
@@ -342,7 +342,6 @@ fn play_with(
         None => None,
     };
     vm.check_invariants = opts.invariants && !prog.invariants.is_empty();
-    let mut carried = carried;
     if let Some(m) = carried.as_deref_mut() {
         vm.cost_memo = std::mem::take(m).carried(si, &vm.seats.players);
     }

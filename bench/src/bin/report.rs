@@ -190,10 +190,8 @@ fn main() {
             // A batch (`run --games`) plays its games as a series, each handing the next
             // its movement-cost memo: the same games, fewer instructions.
             if name == "14.4" {
-                for (on, n) in [("VM", None), ("native code", native)] {
-                    if on == "native code" && n.is_none() {
-                        continue;
-                    }
+                let backends = [Some(("VM", None)), native.map(|n| ("native code", Some(n)))];
+                for (on, n) in backends.into_iter().flatten() {
                     let st = time_series(&prog, &scenario, n, budget);
                     row(
                         &mut rows,
